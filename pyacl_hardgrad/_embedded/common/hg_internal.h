@@ -1,0 +1,114 @@
+/*
+ * pyacl_hardgrad embedded runtime: the contract between its three libraries.
+ *
+ *   libascendcl.so  runtime layer   (runtime/*.c)  acl*, aclrt*, aclGetRecentErrMsg
+ *   libnnopbase.so  tensor base     (nnopbase/*.c) aclTensor, aclScalar, aclOpExecutor
+ *   libopapi.so     operators       (opapi/*.c)    aclnn* entry points and kernels
+ *
+ * libnnopbase links against libascendcl; libopapi against both.  Everything is built
+ * with -fvisibility=hidden: only CANN's API (ACL_FUNC_VISIBILITY in include/) and the
+ * hg_* calls below (HG_INTERNAL) leave a library.  Nothing here is public API.
+ */
+#ifndef PYACL_HARDGRAD_EMBEDDED_HG_INTERNAL_H_
+#define PYACL_HARDGRAD_EMBEDDED_HG_INTERNAL_H_
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "pyacl_hardgrad/embedded.h"
+
+#define HG_INTERNAL __attribute__((visibility("default")))
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HG_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define HG_PRINTF(fmt_index, first_arg)
+#endif
+
+/* ------------------------------------------------------------------ libascendcl */
+
+/* Set the calling thread's aclGetRecentErrMsg() text to "<func>: <message>".
+ * Every failing public call sets it before returning its code. */
+HG_INTERNAL void hg_set_error(const char *func, const char *fmt, ...) HG_PRINTF(2, 3);
+
+/* Live-object bookkeeping behind hgGetLiveCounts(). */
+typedef enum hg_count_kind {
+    HG_COUNT_TENSOR = 0,
+    HG_COUNT_SCALAR = 1,
+    HG_COUNT_EXECUTOR = 2
+} hg_count_kind;
+HG_INTERNAL void hg_count_add(hg_count_kind kind, int64_t delta);
+
+/* Work item run on a stream's worker thread, in submission order. */
+typedef void (*hg_task_fn)(void *arg);
+
+/* Enqueue fn(arg) on stream; NULL means the default stream of the calling thread's
+ * current device (ACL_ERROR_RT_CONTEXT_NULL when none is set).  Returns at once.
+ * On failure nothing is enqueued, fn is not called, the error text names `caller`,
+ * and the caller still owns arg. */
+HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
+
+/* ------------------------------------------------------------------ libnnopbase */
+
+#define HG_TENSOR_MAGIC 0x54474841u   /* "AHGT" while alive, cleared on destroy */
+#define HG_SCALAR_MAGIC 0x53474841u
+#define HG_EXECUTOR_MAGIC 0x45474841u
+
+/* A tensor is (shape, strides, offset) over data, all in elements.  dims points at
+ * 3 * ndim + storage_ndim int64 values laid out after the struct:
+ * shape[ndim], strides[ndim], storage_shape[storage_ndim]. */
+struct aclTensor {
+    uint32_t magic;
+    aclDataType dtype;
+    aclFormat format;
+    uint64_t ndim;
+    uint64_t storage_ndim;
+    int64_t offset;
+    int64_t numel;          /* product of shape (1 for 0-d) */
+    void *data;
+    const int64_t *shape;
+    const int64_t *strides;
+    const int64_t *storage_shape;
+};
+
+struct aclScalar {
+    uint32_t magic;
+    aclDataType dtype;
+    union {
+        double f64;
+        float f32;
+        uint16_t bits16;   /* ACL_FLOAT16 / ACL_BF16 raw bits */
+        int64_t i64;
+        uint64_t u64;
+        unsigned char bytes[16];
+    } value;
+};
+
+/* Size in bytes of one element, 0 for dtypes that have none (undefined, string,
+ * sub-byte or unknown values). */
+HG_INTERNAL size_t hg_dtype_size(aclDataType dtype);
+/* CANN's name of a dtype ("DT_FLOAT", ...) for messages; "UNKNOWN" otherwise. */
+HG_INTERNAL const char *hg_dtype_name(aclDataType dtype);
+/* A scalar's value as fp32, converted as CANN does (round to nearest). */
+HG_INTERNAL aclnnStatus hg_scalar_to_float(const aclScalar *scalar, float *value);
+
+/* What an operator hands the executor: its name, what phase 2 runs, how to free. */
+typedef struct hg_exec_ops {
+    const char *op_name;                          /* e.g. "aclnnHardtanhBackward" */
+    void (*run)(void *plan, void *workspace);     /* on the stream's worker thread */
+    void (*destroy)(void *plan);                  /* frees plan; NULL if nothing to do */
+} hg_exec_ops;
+
+/* Phase 1 ends with this: the executor owns plan from now on (also on failure,
+ * where plan is destroyed and NULL is returned with the error text set). */
+HG_INTERNAL aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t workspace_size);
+
+/* Phase 2 common path: checks that executor is a live executor of op_name that may
+ * still run, that the workspace is large enough, submits the work on stream and
+ * consumes a one-shot executor.  Returns 0 or the aclnn/ACL code with the text set. */
+HG_INTERNAL aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, void *workspace,
+                                          uint64_t workspace_size, aclrtStream stream);
+
+#endif /* PYACL_HARDGRAD_EMBEDDED_HG_INTERNAL_H_ */
