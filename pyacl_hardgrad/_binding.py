@@ -1,0 +1,21 @@
+"""The one place that imports the compiled module and binds it to a backend.
+
+Every other module takes ``ffi`` and ``lib`` from here, so all calls share one path
+whichever backend serves them.
+"""
+from __future__ import annotations
+
+from . import _backend
+from ._cffi_acl import ffi, lib  # noqa: F401  (re-exported)
+
+BACKEND: _backend.BackendInfo = _backend.load(ffi, lib)
+
+
+def bound_files() -> dict[str, str | None]:
+    """Function name -> the library file its address lies in (dladdr), None if missing."""
+    out = {}
+    for i in range(lib.hgb_function_count()):
+        name = ffi.string(lib.hgb_function_name(i)).decode()
+        f = lib.hgb_function_file(i)
+        out[name] = ffi.string(f).decode() if f != ffi.NULL else None
+    return out

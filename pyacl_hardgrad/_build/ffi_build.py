@@ -1,0 +1,237 @@
+"""cffi build of ``pyacl_hardgrad._cffi_acl``: the one compiled module every call goes through.
+
+The declarations are derived from include/ at build time (the headers are the single source
+of truth): the headers are run through the C preprocessor with PYACL_HARDGRAD_CDEF defined,
+integer ``#define``s are collected from them, and pycparser lists the functions.
+
+For each function the module holds a pointer, a wrapper named like the function, and a stub
+of the same signature.  ``hgb_bind`` fills the pointers by ``dlopen(RTLD_LOCAL)`` + ``dlsym``
+from whichever library set the backend discovery chose (embedded or real CANN), so one
+compiled module serves both and a function missing from an older CANN becomes a clear
+ACL_ERROR_API_NOT_SUPPORT instead of an import failure or a crash.  The preamble includes the
+real headers and checks every stub against the real prototype, so the C compiler verifies the
+generated code against include/.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from cffi import FFI
+import pycparser
+from pycparser import c_ast, c_generator
+
+ROOT = Path(__file__).resolve().parents[2]
+INCLUDE_DIR = ROOT / "include"
+
+# The headers the binding covers, in include order.
+HEADERS = (
+    "acl/acl.h",
+    "aclnn/aclnn_base.h",
+    "aclnnop/aclnn_hardtanh_backward.h",
+    "aclnnop/aclnn_hardsigmoid_backward.h",
+    "pyacl_hardgrad/embedded.h",
+)
+
+MODULE_NAME = "pyacl_hardgrad._cffi_acl"
+API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT, what a missing function returns
+
+_DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*$",
+                        re.M)
+
+# pycparser knows no system headers: give it the few typedefs the headers use.
+_PYCPARSER_PRELUDE = "".join(
+    f"typedef int {t};\n" for t in ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+                                     "uint32_t", "uint64_t", "size_t", "intptr_t", "uintptr_t"))
+
+
+def preprocessed_declarations(include_dir: Path = INCLUDE_DIR) -> str:
+    """The headers as plain C declarations (no includes, guards, linkage or attributes)."""
+    umbrella = "".join(f'#include "{h}"\n' for h in HEADERS)
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    proc = subprocess.run(cc + ["-E", "-P", "-DPYACL_HARDGRAD_CDEF", f"-I{include_dir}", "-x", "c", "-"],
+                          input=umbrella, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"preprocessing include/ failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def integer_defines(include_dir: Path = INCLUDE_DIR) -> dict[str, int]:
+    """Every ``#define NAME <integer>`` in the covered headers and the headers they include."""
+    out: dict[str, int] = {}
+    for path in sorted(include_dir.rglob("*.h")):
+        for name, value in _DEFINE_RE.findall(path.read_text()):
+            out[name] = int(value, 0)
+    return out
+
+
+class _Function:
+    def __init__(self, name: str, decl: c_ast.Decl):
+        self.name = name
+        self.decl = decl
+
+    def _returns(self) -> str:
+        t = self.decl.type.type
+        if isinstance(t, c_ast.PtrDecl):
+            return "pointer"
+        if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
+                and t.type.names == ["void"]:
+            return "void"
+        return "integer"
+
+    def _params(self) -> list[c_ast.Node]:
+        args = self.decl.type.args
+        if args is None:
+            return []
+        params = list(args.params)
+        if len(params) == 1 and isinstance(params[0], c_ast.Typename) and \
+                c_generator.CGenerator().visit(params[0]).strip() == "void":
+            return []
+        return params
+
+    def stub(self) -> str:
+        """A function of the same signature that reports the symbol as missing."""
+        import copy
+
+        decl = copy.deepcopy(self.decl)
+        stub_name = f"hgb_missing_{self.name}"
+        _rename(decl.type, stub_name)
+        decl.name = stub_name
+        params = self._params()
+        new_params = []
+        for i, p in enumerate(params):
+            p = copy.deepcopy(p)
+            _rename(p.type, f"a{i}")
+            if isinstance(p, c_ast.Decl):
+                p.name = f"a{i}"
+            new_params.append(p)
+        if params:
+            decl.type.args.params = new_params
+        head = c_generator.CGenerator().visit(decl)
+        body = "".join(f"(void)a{i}; " for i in range(len(params)))
+        body += f'hgb_note_missing("{self.name}"); '
+        body += {"void": "", "pointer": "return NULL;", "integer": f"return {API_NOT_SUPPORT};"}[self._returns()]
+        return f"static {head} {{ {body} }}\n"
+
+
+def _rename(node: c_ast.Node, name: str) -> None:
+    """Set the declarator name at the bottom of a (pointer/function) declarator chain."""
+    while not isinstance(node, c_ast.TypeDecl):
+        node = node.type
+    node.declname = name
+
+
+def functions(declarations: str) -> list[_Function]:
+    ast = pycparser.CParser().parse(_PYCPARSER_PRELUDE + declarations, "<include>")
+    out = []
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
+            out.append(_Function(ext.name, ext))
+    if not out:
+        raise RuntimeError("no function declarations found in include/")
+    return out
+
+
+_BINDER_CDEF = """
+/* Binding control, implemented in the module itself (see ffi_build.py). */
+void *hgb_open(const char *path);           /* dlopen(RTLD_NOW | RTLD_LOCAL), NULL on failure */
+const char *hgb_dlerror(void);              /* text of the last hgb_open/hgb_bind failure */
+int hgb_bind(void *const *handles, int count); /* fill the table; returns how many stay missing */
+int hgb_function_count(void);
+const char *hgb_function_name(int index);
+int hgb_function_bound(int index);
+void *hgb_function_address(int index);      /* the resolved address, NULL if missing */
+const char *hgb_function_file(int index);   /* the file it resolved in (dladdr), NULL if missing */
+const char *hgb_missing_function(void);     /* the last unbound function this thread called */
+"""
+
+_BINDER_SOURCE = """
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+static __thread const char *hgb_last_missing;
+static char hgb_error_text[1024];
+
+static void hgb_note_missing(const char *name) { hgb_last_missing = name; }
+static const char *hgb_missing_function(void) { return hgb_last_missing; }
+static const char *hgb_dlerror(void) { return hgb_error_text; }
+
+static void *hgb_open(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        snprintf(hgb_error_text, sizeof hgb_error_text, "%s", e ? e : "dlopen failed");
+    }
+    return h;
+}
+"""
+
+
+def binder_source(funcs: list[_Function]) -> str:
+    parts = ["/* generated by pyacl_hardgrad/_build/ffi_build.py from include/ */\n"]
+    parts += [f'#include "{h}"\n' for h in HEADERS]
+    parts.append(_BINDER_SOURCE)
+    for f in funcs:
+        parts.append(f.stub())
+        # The pointer's type is taken from the real prototype: the stub must match it.
+        parts.append(f"static __typeof__({f.name}) *hgb_fp_{f.name} = hgb_missing_{f.name};\n")
+    parts.append("\nstruct hgb_entry { const char *name; void **slot; void *stub; };\n")
+    parts.append("static struct hgb_entry hgb_table[] = {\n")
+    for f in funcs:
+        parts.append(f'    {{"{f.name}", (void **)&hgb_fp_{f.name}, (void *)hgb_missing_{f.name}}},\n')
+    parts.append("};\n#define HGB_COUNT ((int)(sizeof hgb_table / sizeof hgb_table[0]))\n")
+    parts.append("""
+static int hgb_function_count(void) { return HGB_COUNT; }
+static const char *hgb_function_name(int i) { return (i >= 0 && i < HGB_COUNT) ? hgb_table[i].name : NULL; }
+static int hgb_function_bound(int i)
+{
+    return (i >= 0 && i < HGB_COUNT) ? *hgb_table[i].slot != hgb_table[i].stub : 0;
+}
+static void *hgb_function_address(int i) { return hgb_function_bound(i) ? *hgb_table[i].slot : NULL; }
+static const char *hgb_function_file(int i)
+{
+    Dl_info info;
+    if (!hgb_function_bound(i) || dladdr(*hgb_table[i].slot, &info) == 0) return NULL;
+    return info.dli_fname;
+}
+static int hgb_bind(void *const *handles, int count)
+{
+    int missing = 0;
+    for (int i = 0; i < HGB_COUNT; i++) {
+        void *addr = NULL;
+        for (int h = 0; h < count && addr == NULL; h++) {
+            if (handles[h] != NULL) addr = dlsym(handles[h], hgb_table[i].name);
+        }
+        *hgb_table[i].slot = addr ? addr : hgb_table[i].stub;
+        if (addr == NULL) missing++;
+    }
+    return missing;
+}
+""")
+    # From here on, cffi's generated code calls every API function through its pointer.
+    for f in funcs:
+        parts.append(f"#define {f.name} (*hgb_fp_{f.name})\n")
+    return "".join(parts)
+
+
+def make_ffi() -> FFI:
+    decls = preprocessed_declarations()
+    funcs = functions(decls)
+    defines = integer_defines()
+    cdef = decls + "\n" + "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + _BINDER_CDEF
+    ffi = FFI()
+    ffi.cdef(cdef)
+    ffi.set_source(MODULE_NAME, binder_source(funcs), include_dirs=[str(INCLUDE_DIR)],
+                   libraries=["dl"], extra_compile_args=["-std=gnu11", "-Wall", "-Wno-unused-function"])
+    return ffi
+
+
+ffibuilder = make_ffi()
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

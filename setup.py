@@ -1,0 +1,40 @@
+"""Build: the embedded runtime's three C libraries, the headers, and the cffi binding.
+
+``pip install .`` compiles libascendcl.so, libnnopbase.so and libopapi.so into
+``pyacl_hardgrad/_embedded/lib/``, copies include/ to ``pyacl_hardgrad/include/`` and builds
+the compiled cffi module ``pyacl_hardgrad._cffi_acl`` whose declarations come from include/.
+"""
+import shutil
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "pyacl_hardgrad" / "_build"))
+import embedded_libs  # noqa: E402  (build helper, standard library only)
+
+
+class BuildWithEmbeddedRuntime(build_ext):
+    """build_ext that first builds the embedded runtime and installs the headers."""
+
+    def run(self):
+        pkg = Path(self.build_lib) / "pyacl_hardgrad"
+        targets = [pkg]
+        if self.inplace:
+            targets = [ROOT / "pyacl_hardgrad"]
+        for dest in targets:
+            embedded_libs.build(dest / "_embedded" / "lib", verbose=self.verbose > 1)
+            inc = dest / "include"
+            if inc.exists():
+                shutil.rmtree(inc)
+            shutil.copytree(ROOT / "include", inc)
+        super().run()
+
+
+setup(
+    packages=["pyacl_hardgrad", "pyacl_hardgrad._build"],
+    cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
+    cmdclass={"build_ext": BuildWithEmbeddedRuntime},
+)

@@ -1,0 +1,97 @@
+"""Shared fixtures: build and run C/C++ programs against the embedded runtime.
+
+The programs link exactly as CANN's samples do
+(``-I<include> -L<lib> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib>``), against the
+installed package's ``get_include()`` / ``get_library_dir()``.  For quick work on the C side
+without reinstalling, ``PYACL_HARDGRAD_TEST_LIBDIR`` (and optionally
+``PYACL_HARDGRAD_TEST_INCLUDE``) point the suite at a folder built by
+``python pyacl_hardgrad/_build/embedded_libs.py --out DIR``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+C_DIR = TESTS_DIR / "c"
+REPO_ROOT = TESTS_DIR.parent
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    include_dir: Path
+    library_dir: Path
+
+    def link_args(self) -> list[str]:
+        return [f"-I{self.include_dir}", f"-L{self.library_dir}", "-lascendcl", "-lnnopbase",
+                "-lopapi", f"-Wl,-rpath,{self.library_dir}"]
+
+
+def _toolchain() -> Toolchain:
+    libdir = os.environ.get("PYACL_HARDGRAD_TEST_LIBDIR")
+    if libdir:
+        inc = os.environ.get("PYACL_HARDGRAD_TEST_INCLUDE", str(REPO_ROOT / "include"))
+        return Toolchain(Path(inc), Path(libdir))
+    import pyacl_hardgrad
+
+    return Toolchain(Path(pyacl_hardgrad.get_include()), Path(pyacl_hardgrad.get_library_dir()))
+
+
+@pytest.fixture(scope="session")
+def toolchain() -> Toolchain:
+    return _toolchain()
+
+
+class CProgramBuilder:
+    """Compiles test programs once per session (cached by source and flags)."""
+
+    def __init__(self, toolchain: Toolchain, workdir: Path):
+        self.toolchain = toolchain
+        self.workdir = workdir
+
+    def build(self, source: str | os.PathLike, *, cxx: bool | None = None,
+              extra: list[str] | None = None) -> Path:
+        src = Path(source)
+        if not src.is_absolute():
+            src = C_DIR / src
+        if cxx is None:
+            cxx = src.suffix in (".cc", ".cpp", ".cxx")
+        compiler = os.environ.get("CXX", "g++") if cxx else os.environ.get("CC", "cc")
+        std = "-std=c++17" if cxx else "-std=c11"
+        flags = [std, "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"] + list(extra or [])
+        key = hashlib.sha256((src.read_text() + "\0".join(flags) + compiler).encode()).hexdigest()[:16]
+        exe = self.workdir / f"{src.stem}-{key}"
+        if not exe.exists():
+            cmd = [compiler] + flags + [str(src), "-o", str(exe)] + self.toolchain.link_args() + ["-lm"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise AssertionError(f"compiling {src.name} failed:\n{' '.join(cmd)}\n{proc.stderr}")
+        return exe
+
+    @staticmethod
+    def run(exe: Path, *args: str, env: dict | None = None, timeout: float = 120,
+            valgrind: bool = False) -> subprocess.CompletedProcess:
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        cmd = [str(exe), *args]
+        if valgrind:
+            cmd = ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
+                   "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite", "-q"] + cmd
+        return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def cprog(toolchain, tmp_path_factory) -> CProgramBuilder:
+    """``cprog.build("runtime_basics.c")`` -> executable; ``cprog.run(exe, ...)``."""
+    return CProgramBuilder(toolchain, tmp_path_factory.mktemp("cprog"))
+
+
+@pytest.fixture(scope="session")
+def valgrind_available() -> bool:
+    return shutil.which("valgrind") is not None
