@@ -1,5 +1,56 @@
-"""pyacl_hardgrad: CANN's C API and the aclnn Hardtanh/Hardsigmoid backward operators from Python."""
+"""pyacl_hardgrad: CANN's C API and the aclnn Hardtanh/Hardsigmoid backward operators from Python.
+
+Two levels, one binding:
+  * ``from pyacl_hardgrad import ffi, lib`` (or ``pyacl_hardgrad.raw``): every C function
+    of include/ one line away, for line-by-line ports of C++ code;
+  * handles with ``close()`` / ``with``: Runtime, Device, Stream, Event, DeviceMemory,
+    Tensor, Scalar, the two operators and their two-phase plans.
+
+Only ``get_include``, ``get_library_dir`` and ``__version__`` are available without loading
+the C libraries; any other attribute loads them on first use (so ``python -m
+pyacl_hardgrad --includes`` works even where no backend can be loaded).
+"""
+from importlib import import_module
+
 from ._paths import get_include, get_library_dir
 
 __version__ = "0.1.0"
-__all__ = ["get_include", "get_library_dir", "__version__"]
+
+# attribute -> submodule that defines it
+_LAZY = {
+    "ffi": "_binding", "lib": "_binding", "BACKEND": "_binding", "bound_files": "_binding",
+    "raw": None, "errors": None, "dtypes": None, "ops": None,
+    "BackendError": "_backend",
+    "PyaclError": "errors", "AclError": "errors", "RuntimeApiError": "errors", "AclnnError": "errors",
+    "AclnnParamError": "errors", "ApiNotSupportedError": "errors", "ClosedError": "errors",
+    "PlanConsumedError": "errors", "CleanupWarning": "errors", "check": "errors", "code_name": "errors",
+    "Runtime": "runtime", "runtime_reference_count": "runtime",
+    "Device": "device", "device_count": "device", "default_device": "device", "release_defaults": "device",
+    "Stream": "stream", "Event": "stream",
+    "DeviceMemory": "memory", "Workspace": "memory",
+    "Tensor": "tensor", "empty": "tensor", "zeros": "tensor", "from_numpy": "tensor",
+    "Scalar": "scalar",
+    "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
+    "hardtanh_backward": "ops", "hardsigmoid_backward": "ops", "HardtanhBackwardPlan": "ops",
+    "HardsigmoidBackwardPlan": "ops", "hardsigmoid_result_dtype": "ops",
+    "live_counts": "_diagnostics",
+}
+
+__all__ = ["get_include", "get_library_dir", "__version__", *_LAZY]
+
+
+def __getattr__(name):
+    try:
+        mod = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+    if mod is None:
+        value = import_module(f".{name}", __name__)
+    else:
+        value = getattr(import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

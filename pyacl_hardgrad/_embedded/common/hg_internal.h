@@ -1,9 +1,9 @@
 /*
  * pyacl_hardgrad embedded runtime: the contract between its three libraries.
  *
- *   libascendcl.so  runtime layer   (runtime/*.c)  acl*, aclrt*, aclGetRecentErrMsg
- *   libnnopbase.so  tensor base     (nnopbase/*.c) aclTensor, aclScalar, aclOpExecutor
- *   libopapi.so     operators       (opapi/*.c)    aclnn* entry points and kernels
+ *   libascendcl.so  runtime layer   (runtime/)    acl*, aclrt*, aclGetRecentErrMsg
+ *   libnnopbase.so  tensor base     (nnopbase/)   aclTensor, aclScalar, aclOpExecutor
+ *   libopapi.so     operators       (opapi/)      aclnn* entry points and kernels
  *
  * libnnopbase links against libascendcl; libopapi against both.  Everything is built
  * with -fvisibility=hidden: only CANN's API (ACL_FUNC_VISIBILITY in include/) and the

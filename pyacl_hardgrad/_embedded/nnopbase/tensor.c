@@ -128,12 +128,12 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     int64_t numel, storage_numel, bytes;
     if (!nb_product(viewDims, viewDimsNum, &numel) ||
         __builtin_mul_overflow(numel, (int64_t)esize, &bytes)) {
-        hg_set_error(kCreate, "viewDims describe more elements than int64 can count");
+        hg_set_error(kCreate, "viewDims describe too many elements: the element count or byte size overflows int64");
         return NULL;
     }
     if (!nb_product(storageDims, storageDimsNum, &storage_numel) ||
         __builtin_mul_overflow(storage_numel, (int64_t)esize, &bytes)) {
-        hg_set_error(kCreate, "storageDims describe more elements than int64 can count");
+        hg_set_error(kCreate, "storageDims describe too many elements: the element count or byte size overflows int64");
         return NULL;
     }
     if (numel > 0) {

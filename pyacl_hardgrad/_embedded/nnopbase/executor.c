@@ -1,0 +1,232 @@
+/*
+ * aclOpExecutor: what phase 1 of an operator hands to phase 2.
+ *
+ * Life cycle
+ *  - hg_executor_create registers the executor (registry = set of live handles, so
+ *    phase 2 and the destroy call can reject a stale pointer without reading it) and
+ *    holds one "owner" reference.
+ *  - Every launch takes one more reference for its queued run; the run drops it after
+ *    ops->run returns.  Whoever drops the last reference calls ops->destroy(plan)
+ *    (exactly once, also for a NULL plan) and frees the executor.
+ *  - One-shot (default): the launch removes the executor from the registry at once,
+ *    so a second launch or a destroy fails with ACLNN_ERR_PARAM_INVALID, and hands the
+ *    owner reference to the run: the executor is freed when its run has finished.
+ *    If hg_stream_submit fails the executor is put back unconsumed and the caller may
+ *    retry (or destroy it).
+ *  - Repeatable (aclSetAclOpExecutorRepeatable before the first launch): stays
+ *    registered; runs any number of times; aclDestroyAclOpExecutor unregisters it and
+ *    drops the owner reference, so runs still queued finish on valid memory.
+ *  - aclDestroyAclOpExecutor on a one-shot executor that never ran frees it.
+ *  - NULL passed to aclDestroyAclOpExecutor returns 0 (CANN's lenient destroy).
+ */
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hg_internal.h"
+#include "nb_private.h"
+
+/* One queued run: which executor, with which workspace. */
+typedef struct nb_run_record {
+    aclOpExecutor *executor;
+    void *workspace;
+    bool on_heap;
+} nb_run_record;
+
+struct aclOpExecutor {
+    uint32_t magic;
+    hg_exec_ops ops;            /* copied: the operator's table may be a temporary */
+    void *plan;
+    uint64_t workspace_size;
+    bool repeatable;            /* guarded by nb_executors.mu */
+    bool launched;              /* guarded by nb_executors.mu */
+    atomic_long refs;
+    /* Record reused by launches so the hot path needs no malloc; a launch that finds it
+     * busy (a repeatable executor queued several times) allocates one instead. */
+    atomic_flag record_busy;
+    nb_run_record record;
+};
+
+static const char *const kNotLive = "executor has already run (not repeatable) or was destroyed";
+
+static void nb_executor_unref(aclOpExecutor *ex)
+{
+    if (atomic_fetch_sub_explicit(&ex->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (ex->ops.destroy)
+        ex->ops.destroy(ex->plan);
+    ex->magic = 0;
+    free(ex);
+    hg_count_add(HG_COUNT_EXECUTOR, -1);
+}
+
+aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t workspace_size)
+{
+    const char *func = (ops && ops->op_name) ? ops->op_name : "hg_executor_create";
+    if (ops == NULL || ops->op_name == NULL || ops->run == NULL) {
+        if (ops && ops->destroy)
+            ops->destroy(plan);
+        hg_set_error(func, "internal error: executor created without %s",
+                     ops == NULL ? "an operation table" : (ops->op_name == NULL ? "an operator name" : "a run function"));
+        return NULL;
+    }
+    aclOpExecutor *ex = calloc(1, sizeof *ex);
+    if (ex == NULL) {
+        if (ops->destroy)
+            ops->destroy(plan);
+        hg_set_error(func, "out of memory creating the executor");
+        return NULL;
+    }
+    ex->magic = HG_EXECUTOR_MAGIC;
+    ex->ops = *ops;
+    ex->plan = plan;
+    ex->workspace_size = workspace_size;
+    atomic_init(&ex->refs, 1);
+    atomic_flag_clear(&ex->record_busy);
+
+    nb_lock(&nb_executors);
+    int rc = nb_ptrset_insert(&nb_executors.set, ex);
+    nb_unlock(&nb_executors);
+    if (rc != 0) {
+        if (ops->destroy)
+            ops->destroy(plan);
+        free(ex);
+        hg_set_error(func, "out of memory registering the executor");
+        return NULL;
+    }
+    hg_count_add(HG_COUNT_EXECUTOR, +1);
+    return ex;
+}
+
+/* Runs on the stream's worker thread. */
+static void nb_executor_task(void *arg)
+{
+    nb_run_record *rec = arg;
+    aclOpExecutor *ex = rec->executor;
+    void *workspace = rec->workspace;
+    if (rec->on_heap)
+        free(rec);
+    else
+        atomic_flag_clear_explicit(&ex->record_busy, memory_order_release);
+    ex->ops.run(ex->plan, workspace);
+    nb_executor_unref(ex);
+}
+
+aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, void *workspace,
+                              uint64_t workspace_size, aclrtStream stream)
+{
+    const char *func = op_name ? op_name : "hg_executor_launch";
+    if (executor == NULL) {
+        hg_set_error(func, "executor is NULL");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    nb_lock(&nb_executors);
+    if (!nb_ptrset_contains(&nb_executors.set, executor)) {
+        nb_unlock(&nb_executors);
+        hg_set_error(func, "%s", kNotLive);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    aclOpExecutor *ex = executor;
+    if (op_name != NULL && strcmp(ex->ops.op_name, op_name) != 0) {
+        const char *owner = ex->ops.op_name;
+        nb_unlock(&nb_executors);
+        hg_set_error(func, "executor was created by %sGetWorkspaceSize, not by %sGetWorkspaceSize", owner, op_name);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    uint64_t needed = ex->workspace_size;
+    if (needed > 0 && (workspace == NULL || workspace_size < needed)) {
+        nb_unlock(&nb_executors);
+        if (workspace == NULL)
+            hg_set_error(func, "workspace is NULL but the executor needs %" PRIu64 " bytes", needed);
+        else
+            hg_set_error(func, "workspaceSize %" PRIu64 " is smaller than the %" PRIu64
+                         " bytes phase 1 asked for", workspace_size, needed);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    bool one_shot = !ex->repeatable;
+    bool was_launched = ex->launched;
+    ex->launched = true;
+    if (one_shot)
+        nb_ptrset_remove(&nb_executors.set, ex);
+    atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
+    nb_unlock(&nb_executors);
+
+    nb_run_record *rec;
+    if (!atomic_flag_test_and_set_explicit(&ex->record_busy, memory_order_acquire)) {
+        rec = &ex->record;
+        rec->on_heap = false;
+    } else {
+        rec = malloc(sizeof *rec);
+        if (rec != NULL)
+            rec->on_heap = true;
+    }
+    aclnnStatus rc;
+    if (rec == NULL) {
+        hg_set_error(func, "out of memory queueing the executor");
+        rc = ACLNN_ERR_INNER;
+    } else {
+        rec->executor = ex;
+        rec->workspace = workspace;
+        rc = hg_stream_submit(stream, func, nb_executor_task, rec);
+        if (rc == ACLNN_SUCCESS) {
+            if (one_shot)
+                nb_executor_unref(ex);   /* the run now holds the last reference */
+            return ACLNN_SUCCESS;
+        }
+        /* Not queued: the task never runs, the record is still ours. */
+        if (rec->on_heap)
+            free(rec);
+        else
+            atomic_flag_clear_explicit(&ex->record_busy, memory_order_release);
+    }
+    /* Undo: the executor goes back to the state it had before this call.  Re-inserting
+     * a pointer just removed cannot fail (the set never shrinks). */
+    nb_lock(&nb_executors);
+    ex->launched = was_launched;
+    if (one_shot)
+        (void)nb_ptrset_insert(&nb_executors.set, ex);
+    nb_unlock(&nb_executors);
+    nb_executor_unref(ex);
+    return rc;
+}
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
+{
+    static const char *const func = "aclSetAclOpExecutorRepeatable";
+    if (executor == NULL) {
+        hg_set_error(func, "executor is NULL");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    nb_lock(&nb_executors);
+    if (!nb_ptrset_contains(&nb_executors.set, executor)) {
+        nb_unlock(&nb_executors);
+        hg_set_error(func, "%s", kNotLive);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (executor->launched) {
+        /* Only a repeatable executor can be registered and launched; CANN's rule is
+         * "right after phase 1", so a late call is refused even then. */
+        nb_unlock(&nb_executors);
+        hg_set_error(func, "must be called right after phase 1, before the executor first runs");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    executor->repeatable = true;
+    nb_unlock(&nb_executors);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    if (executor == NULL)
+        return ACLNN_SUCCESS;
+    nb_lock(&nb_executors);
+    bool live = nb_ptrset_remove(&nb_executors.set, executor);
+    nb_unlock(&nb_executors);
+    if (!live) {
+        hg_set_error("aclDestroyAclOpExecutor", "%s", kNotLive);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    nb_executor_unref(executor);   /* queued runs keep it alive until they finish */
+    return ACLNN_SUCCESS;
+}

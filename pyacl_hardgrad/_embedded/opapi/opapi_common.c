@@ -1,0 +1,261 @@
+/*
+ * Argument checks, view capture, workspace planning and the shared element-wise
+ * pipeline of libopapi's operators.
+ */
+#include "opapi_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl_rt.h"
+
+/* ------------------------------------------------------------------ SoC rules */
+
+static int has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int hg_soc_supports_bf16(void)
+{
+    const char *soc = aclrtGetSocName();
+    if (soc == NULL) {
+        return 1;   /* before aclInit: the default SoC, Ascend910B */
+    }
+    return has_prefix(soc, "Ascend910B") || has_prefix(soc, "Ascend910_93") || has_prefix(soc, "Ascend950");
+}
+
+int hg_float_dtype_supported(aclDataType dtype)
+{
+    if (dtype == ACL_FLOAT || dtype == ACL_FLOAT16) {
+        return 1;
+    }
+    return dtype == ACL_BF16 && hg_soc_supports_bf16();
+}
+
+/* ------------------------------------------------------------------ checks */
+
+aclnnStatus hg_check_tensor_live(const char *func, const char *name, const aclTensor *t)
+{
+    if (t->magic != HG_TENSOR_MAGIC) {
+        hg_set_error(func, "%s is not a live aclTensor (destroyed or not created by aclCreateTensor)", name);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus hg_check_dtype(const char *func, const char *name, const aclTensor *t)
+{
+    if (hg_float_dtype_supported(t->dtype)) {
+        return ACLNN_SUCCESS;
+    }
+    if (hg_soc_supports_bf16()) {
+        hg_set_error(func, "%s dtype %s (%d) is not supported; expected one of DT_FLOAT, DT_FLOAT16, DT_BF16",
+                     name, hg_dtype_name(t->dtype), (int)t->dtype);
+    } else {
+        const char *soc = aclrtGetSocName();
+        hg_set_error(func, "%s dtype %s (%d) is not supported; expected one of DT_FLOAT, DT_FLOAT16 "
+                     "(DT_BF16 is not supported on %s)", name, hg_dtype_name(t->dtype), (int)t->dtype,
+                     soc ? soc : "this SoC");
+    }
+    return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus hg_check_ndim(const char *func, const char *name, const aclTensor *t)
+{
+    if (t->ndim > HG_MAX_DIMS) {
+        hg_set_error(func, "%s has %llu dimensions; at most %d are supported", name,
+                     (unsigned long long)t->ndim, HG_MAX_DIMS);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* "[4,2]" into buf; the tensor has at most HG_MAX_DIMS dims here. */
+static const char *shape_text(const aclTensor *t, char *buf, size_t size)
+{
+    size_t used = 0;
+    int n = snprintf(buf, size, "[");
+    used = n > 0 ? (size_t)n : 0;
+    for (uint64_t i = 0; i < t->ndim && used < size; i++) {
+        n = snprintf(buf + used, size - used, i ? ",%lld" : "%lld", (long long)t->shape[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < size) {
+        snprintf(buf + used, size - used, "]");
+    }
+    return buf;
+}
+
+aclnnStatus hg_check_same_shape(const char *func, const char *name_a, const aclTensor *a,
+                                const char *name_b, const aclTensor *b)
+{
+    int same = a->ndim == b->ndim;
+    for (uint64_t i = 0; same && i < a->ndim; i++) {
+        same = a->shape[i] == b->shape[i];
+    }
+    if (!same) {
+        char sa[256], sb[256];
+        hg_set_error(func, "%s shape %s and %s shape %s must be equal", name_a, shape_text(a, sa, sizeof sa),
+                     name_b, shape_text(b, sb, sizeof sb));
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+const char *hg_format_name(aclFormat format)
+{
+    switch (format) {
+    case ACL_FORMAT_UNDEFINED: return "UNDEFINED";
+    case ACL_FORMAT_NCHW: return "NCHW";
+    case ACL_FORMAT_NHWC: return "NHWC";
+    case ACL_FORMAT_ND: return "ND";
+    case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
+    case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
+    case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
+    case ACL_FORMAT_HWCN: return "HWCN";
+    case ACL_FORMAT_NDHWC: return "NDHWC";
+    case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
+    case ACL_FORMAT_NCDHW: return "NCDHW";
+    case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
+    case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
+    case ACL_FORMAT_NC: return "NC";
+    case ACL_FORMAT_NCL: return "NCL";
+    }
+    return "UNKNOWN";
+}
+
+aclnnStatus hg_check_format(const char *func, const char *name, const aclTensor *t)
+{
+    switch (t->format) {
+    case ACL_FORMAT_ND:
+    case ACL_FORMAT_NCHW:
+    case ACL_FORMAT_NHWC:
+    case ACL_FORMAT_HWCN:
+    case ACL_FORMAT_NCDHW:
+    case ACL_FORMAT_NDHWC:
+        return ACLNN_SUCCESS;
+    default:
+        break;
+    }
+    hg_set_error(func, "%s format %s (%d) is not supported; expected one of ND, NCHW, NHWC, HWCN, NCDHW, NDHWC",
+                 name, hg_format_name(t->format), (int)t->format);
+    return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus hg_check_data(const char *func, const char *name, const aclTensor *t)
+{
+    if (t->numel > 0 && t->data == NULL) {
+        hg_set_error(func, "%s has %lld elements but its data address is null", name, (long long)t->numel);
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ planning */
+
+void hg_view_capture(const aclTensor *t, hg_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->dtype = t->dtype;
+    v->elsize = hg_dtype_size(t->dtype);
+    v->ndim = (int)t->ndim;
+    v->offset = t->offset;
+    v->data = (char *)t->data;
+    v->numel = t->numel;
+    v->ws_offset = HG_NOT_STAGED;
+
+    int64_t expected = 1;
+    v->contiguous = 1;
+    for (int i = v->ndim - 1; i >= 0; i--) {
+        v->shape[i] = t->shape[i];
+        v->strides[i] = t->strides[i];
+        if (v->shape[i] != 1) {
+            if (v->strides[i] != expected) {
+                v->contiguous = 0;
+            }
+            expected *= v->shape[i];
+        }
+    }
+
+    /* Collapsed dims, outermost first: size-1 dims dropped, a dim merged into the
+     * next inner one when they step through memory as one run. */
+    int c = 0;
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->shape[i] == 1) {
+            continue;
+        }
+        if (c > 0 && v->cstrides[c - 1] == v->strides[i] * v->shape[i]) {
+            v->cshape[c - 1] *= v->shape[i];
+            v->cstrides[c - 1] = v->strides[i];
+        } else {
+            v->cshape[c] = v->shape[i];
+            v->cstrides[c] = v->strides[i];
+            c++;
+        }
+    }
+    v->cndim = c;
+}
+
+aclnnStatus hg_plan_workspace(const char *func, hg_view *const *views, int count, uint64_t *ws)
+{
+    uint64_t total = 0;
+    const uint64_t limit = UINT64_MAX / 4;
+    for (int i = 0; i < count; i++) {
+        hg_view *v = views[i];
+        if (v->contiguous || v->numel == 0) {
+            continue;
+        }
+        uint64_t bytes = (uint64_t)v->numel;
+        if (v->numel < 0 || v->elsize == 0 || bytes > limit / v->elsize) {
+            hg_set_error(func, "workspace for a tensor of %lld elements is too large", (long long)v->numel);
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+        bytes = (bytes * v->elsize + HG_WS_ALIGN - 1) / HG_WS_ALIGN * HG_WS_ALIGN;
+        if (bytes > limit - total) {
+            hg_set_error(func, "workspace of the staged tensors is too large");
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+        v->ws_offset = total;
+        total += bytes;
+    }
+    *ws = total;
+    return ACLNN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ pipeline */
+
+void hg_ew_run(void *plan_arg, void *workspace)
+{
+    const hg_ew_plan *p = plan_arg;
+    if (p->numel <= 0) {
+        return;
+    }
+    char *ws = workspace;
+    const void *in[2] = {NULL, NULL};
+    for (int k = 0; k < p->nin; k++) {
+        const hg_view *v = &p->in[k];
+        if (v->ws_offset == HG_NOT_STAGED) {
+            in[k] = hg_view_base(v);
+        } else {
+            hg_strided_gather(v, ws + v->ws_offset);
+            in[k] = ws + v->ws_offset;
+        }
+    }
+    void *out = p->out.ws_offset == HG_NOT_STAGED ? (void *)hg_view_base(&p->out) : (void *)(ws + p->out.ws_offset);
+    size_t n = (size_t)p->numel;
+    if (p->hardtanh) {
+        p->hardtanh(in[0], in[1], out, p->lo, p->hi, 0, n);
+    } else {
+        p->hardsigmoid(in[0], in[1], out, 0, n);
+    }
+    if (p->out.ws_offset != HG_NOT_STAGED) {
+        hg_strided_scatter(&p->out, out);
+    }
+}
+
+void hg_ew_destroy(void *plan)
+{
+    free(plan);
+}

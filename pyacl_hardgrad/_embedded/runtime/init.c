@@ -1,0 +1,240 @@
+/* aclInit / aclFinalize, the process-wide runtime state and its environment knobs. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "rt_internal.h"
+
+hg_runtime hg_rt = {
+    .life_mu = PTHREAD_MUTEX_INITIALIZER,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+    .streams = {.tag = 1},
+    .events = {.tag = 2},
+    .contexts = {.tag = 3},
+};
+atomic_int hg_rt_live;
+
+#define DEFAULT_MEMORY (32ull << 30)
+#define DEFAULT_SPIN_NS 50000ull
+
+uint64_t hg_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+aclError hg_check_init_locked(const char *func)
+{
+    if (hg_rt.state == 1)
+        return ACL_SUCCESS;
+    hg_set_error(func, "the runtime is not initialised (call aclInit first)");
+    return ACL_ERROR_UNINITIALIZE;
+}
+
+aclError hg_check_init(const char *func)
+{
+    if (atomic_load(&hg_rt_live))
+        return ACL_SUCCESS;
+    hg_set_error(func, "the runtime is not initialised (call aclInit first)");
+    return ACL_ERROR_UNINITIALIZE;
+}
+
+/* Unsigned decimal with an optional K/M/G/T suffix (powers of 1024, optional
+ * trailing "B" or "iB").  Returns false on anything else, or on overflow. */
+static bool parse_size(const char *text, uint64_t *out)
+{
+    if (!text)
+        return false;
+    while (isspace((unsigned char)*text))
+        ++text;
+    if (!isdigit((unsigned char)*text))
+        return false;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0)
+        return false;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; ++end; break;
+    case 'M': shift = 20; ++end; break;
+    case 'G': shift = 30; ++end; break;
+    case 'T': shift = 40; ++end; break;
+    default: break;
+    }
+    if (shift && toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
+        ++end;
+    while (isspace((unsigned char)*end))
+        ++end;
+    if (*end != '\0')
+        return false;
+    if (shift && v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+static void read_environment(void)
+{
+    const char *s = getenv("PYACL_HARDGRAD_DEVICE_COUNT");
+    uint64_t n = 1;
+    if (s && parse_size(s, &n) && n >= 1 && n <= HG_MAX_DEVICES)
+        hg_rt.device_count = (int)n;
+    else
+        hg_rt.device_count = 1;
+
+    uint64_t mem = DEFAULT_MEMORY;
+    s = getenv("PYACL_HARDGRAD_DEVICE_MEMORY");
+    if (!(s && parse_size(s, &mem) && mem > 0))
+        mem = DEFAULT_MEMORY;
+    if (mem > (uint64_t)SIZE_MAX / 2)
+        mem = (uint64_t)SIZE_MAX / 2;
+    hg_rt.mem_capacity = mem;
+
+    uint64_t us = DEFAULT_SPIN_NS / 1000;
+    s = getenv("PYACL_HARDGRAD_SPIN_US");
+    if (!(s && parse_size(s, &us) && us <= 100000))
+        us = DEFAULT_SPIN_NS / 1000;
+    hg_rt.spin_ns = us * 1000;
+
+    s = getenv("PYACL_HARDGRAD_SOC");
+    if (!s || !*s)
+        s = "Ascend910B";
+    snprintf(hg_rt.soc_name, sizeof hg_rt.soc_name, "%s", s);
+}
+
+static aclError check_config(const char *path)
+{
+    if (!path || !*path)
+        return ACL_SUCCESS;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        hg_set_error("aclInit", "configPath (%s) cannot be opened: %s", path, strerror(errno));
+        return ACL_ERROR_INVALID_FILE;
+    }
+    struct stat st;
+    int is_dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+    fclose(f);
+    if (is_dir) {
+        hg_set_error("aclInit", "configPath (%s) is a directory, not a file", path);
+        return ACL_ERROR_INVALID_FILE;
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
+{
+    pthread_mutex_lock(&hg_rt.life_mu);
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = ACL_SUCCESS;
+    if (hg_rt.state == 1) {
+        hg_set_error("aclInit", "the runtime is already initialised (repeat aclInit)");
+        rc = ACL_ERROR_REPEAT_INITIALIZE;
+    } else if ((rc = check_config(configPath)) == ACL_SUCCESS) {
+        read_environment();
+        for (int i = 0; i < HG_MAX_DEVICES; ++i) {
+            hg_rt.dev[i].refcount = 0;
+            hg_rt.dev[i].default_stream = NULL;
+            hg_rt.dev[i].primary_ctx = 0;
+        }
+        hg_mem_init(hg_rt.device_count);
+        hg_rt.state = 1;
+        hg_rt.epoch++;
+        atomic_store(&hg_rt_live, 1);
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    pthread_mutex_unlock(&hg_rt.life_mu);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&hg_rt.life_mu);
+    pthread_mutex_lock(&hg_rt.mu);
+    if (hg_rt.state != 1) {
+        aclError rc;
+        if (hg_rt.state == 0) {
+            hg_set_error("aclFinalize", "the runtime was never initialised (call aclInit first)");
+            rc = ACL_ERROR_UNINITIALIZE;
+        } else {
+            hg_set_error("aclFinalize", "the runtime is already finalized (repeat aclFinalize)");
+            rc = ACL_ERROR_REPEAT_FINALIZE;
+        }
+        pthread_mutex_unlock(&hg_rt.mu);
+        pthread_mutex_unlock(&hg_rt.life_mu);
+        return rc;
+    }
+    hg_stream *dead = NULL;
+    hg_device_close_all_locked(&dead);
+
+    /* every remaining stream, event and explicit context goes with the runtime */
+    for (uint32_t i = 0; i < hg_rt.streams.cap; ++i) {
+        uintptr_t h = hg_table_handle_at(&hg_rt.streams, i);
+        if (!h)
+            continue;
+        hg_stream *s = hg_table_remove(&hg_rt.streams, h);
+        s->dead_next = dead;
+        dead = s;
+        hg_rt_count_add(HG_RTC_STREAMS, -1);
+    }
+    size_t nevents = 0;
+    hg_event **evs = NULL;
+    for (uint32_t i = 0; i < hg_rt.events.cap; ++i)
+        if (hg_table_handle_at(&hg_rt.events, i))
+            ++nevents;
+    if (nevents)
+        evs = malloc(nevents * sizeof *evs);
+    nevents = 0;
+    for (uint32_t i = 0; i < hg_rt.events.cap; ++i) {
+        uintptr_t h = hg_table_handle_at(&hg_rt.events, i);
+        if (!h)
+            continue;
+        hg_event *ev = hg_table_remove(&hg_rt.events, h);
+        hg_rt_count_add(HG_RTC_EVENTS, -1);
+        if (evs)
+            evs[nevents++] = ev;
+        /* without the list (out of memory) the event is leaked, never freed twice */
+    }
+    for (uint32_t i = 0; i < hg_rt.contexts.cap; ++i) {
+        uintptr_t h = hg_table_handle_at(&hg_rt.contexts, i);
+        if (!h)
+            continue;
+        hg_context *c = hg_table_remove(&hg_rt.contexts, h);
+        if (!c->primary)
+            hg_rt_count_add(HG_RTC_CONTEXTS, -1);
+        free(c);
+    }
+    hg_rt.state = 2;
+    hg_rt.epoch++;
+    atomic_store(&hg_rt_live, 0);
+    pthread_mutex_unlock(&hg_rt.mu);
+
+    /* drain outside the lock: queued work may still reference events */
+    hg_stream_shutdown_list(dead);
+    for (size_t i = 0; i < nevents; ++i)
+        hg_event_release(evs[i]);
+    free(evs);
+    hg_mem_release_all();
+    pthread_mutex_unlock(&hg_rt.life_mu);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    if (!majorVersion || !minorVersion || !patchVersion) {
+        hg_set_error("aclrtGetVersion", "%s is NULL",
+                     !majorVersion ? "majorVersion" : !minorVersion ? "minorVersion" : "patchVersion");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *majorVersion = ACL_MAJOR_VERSION;
+    *minorVersion = ACL_MINOR_VERSION;
+    *patchVersion = ACL_PATCH_VERSION;
+    return ACL_SUCCESS;
+}

@@ -1,0 +1,176 @@
+/*
+ * pyacl_hardgrad embedded runtime: state shared by the files of libascendcl only.
+ *
+ * Locking (outer to inner): hg_rt.life_mu (aclInit/aclFinalize only) -> hg_rt.mu
+ * (init state, devices, handle tables) -> hg_event.mu -> hg_stream.qmu; the memory
+ * registry has its own mutex and is never held together with another lock.
+ */
+#ifndef PYACL_HARDGRAD_RT_INTERNAL_H_
+#define PYACL_HARDGRAD_RT_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hg_internal.h"
+
+#define HG_MAX_DEVICES 64
+#define HG_SOC_NAME_CAP 64
+
+/* Hint to the CPU that the caller is busy-waiting (keeps spins cheap for the sibling
+ * hyper-thread and for power). */
+#if defined(__x86_64__) || defined(__i386__)
+#define HG_CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__) || defined(__arm__)
+#define HG_CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define HG_CPU_RELAX() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+uint64_t hg_now_ns(void);
+
+/* ---------------------------------------------------------------- handle tables */
+/* Handles given to callers are encoded (slot, generation, kind) numbers, never
+ * pointers: a stale or foreign handle is detected without being dereferenced. */
+typedef struct hg_table {
+    void **objs;
+    uint32_t *gens;
+    uint32_t *free_slots;
+    uint32_t cap;
+    uint32_t nfree;
+    uint32_t next_gen; /* survives aclFinalize so old handles stay stale */
+    unsigned tag;
+} hg_table;
+
+uintptr_t hg_table_add(hg_table *t, void *obj); /* 0 when out of memory */
+void *hg_table_get(const hg_table *t, uintptr_t handle);
+void *hg_table_remove(hg_table *t, uintptr_t handle);
+/* Handle of the object in slot i, 0 when the slot is empty (for iteration). */
+uintptr_t hg_table_handle_at(const hg_table *t, uint32_t i);
+
+/* ---------------------------------------------------------------- counts */
+enum {
+    HG_RTC_DEV_ALLOCS = 0,
+    HG_RTC_DEV_BYTES,
+    HG_RTC_HOST_ALLOCS,
+    HG_RTC_STREAMS,
+    HG_RTC_EVENTS,
+    HG_RTC_CONTEXTS
+};
+void hg_rt_count_add(int which, int64_t delta);
+
+/* ---------------------------------------------------------------- streams */
+typedef struct hg_event hg_event;
+
+typedef enum hg_task_kind {
+    HG_TASK_USER = 0,
+    HG_TASK_MEMCPY,
+    HG_TASK_MEMSET,
+    HG_TASK_RECORD,
+    HG_TASK_WAIT,
+    HG_TASK_RESET_EVENT
+} hg_task_kind;
+
+typedef struct hg_task {
+    hg_task_kind kind;
+    int value;
+    uint64_t seq;
+    hg_task_fn fn;
+    void *arg;
+    void *dst;
+    const void *src;
+    size_t n;
+    hg_event *ev; /* the task owns one reference */
+    uint64_t rec;
+} hg_task;
+
+typedef struct hg_stream {
+    atomic_int refs;       /* owner (table or device) + temporary users */
+    int device;
+    bool is_default;
+    pthread_t thread;
+    pthread_mutex_t qmu;   /* ring, head, tail, sleeping, next_seq */
+    pthread_cond_t work_cv;
+    hg_task *ring;
+    size_t cap, head, tail;
+    uint64_t next_seq;
+    int sleeping;
+    atomic_int stop;
+    _Atomic uint64_t submitted; /* seq of the newest queued task */
+    _Atomic uint64_t completed; /* seq of the newest finished task */
+    atomic_int waiters;
+    pthread_mutex_t done_mu;
+    pthread_cond_t done_cv;
+    struct hg_stream *dead_next;
+} hg_stream;
+
+hg_stream *hg_stream_new(int device, bool is_default, aclError *err);
+/* Resolve a handle (NULL = default stream of the current device, created when
+ * `create`) and take a reference.  Caller holds hg_rt.mu.  Returns NULL with *err set
+ * (and the error text naming func), or NULL with *err == 0 when `create` is false
+ * and the default stream does not exist yet. */
+hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool create, aclError *err);
+void hg_stream_release(hg_stream *s);
+aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func);
+void hg_stream_sync(hg_stream *s);
+/* Stop accepting work, run what is queued, join the worker, drop the owner's ref. */
+void hg_stream_shutdown(hg_stream *s);
+void hg_stream_shutdown_list(hg_stream *list);
+uint64_t hg_spin_ns(void);
+
+/* ---------------------------------------------------------------- events */
+void hg_event_task_record(hg_event *ev, uint64_t rec);
+void hg_event_task_wait(hg_event *ev, uint64_t rec);
+void hg_event_task_reset(hg_event *ev);
+void hg_event_release(hg_event *ev);
+
+/* ---------------------------------------------------------------- devices */
+typedef struct hg_context {
+    int device;
+    bool primary;
+} hg_context;
+
+typedef struct hg_device {
+    int refcount;
+    uint64_t gen;           /* bumped when the device closes: thread bindings go stale */
+    hg_stream *default_stream;
+    uintptr_t primary_ctx;
+} hg_device;
+
+typedef struct hg_runtime {
+    pthread_mutex_t life_mu;
+    pthread_mutex_t mu;
+    int state;              /* 0 never initialised, 1 live, 2 finalized */
+    uint64_t epoch;         /* bumped by aclInit and aclFinalize */
+    int device_count;
+    uint64_t mem_capacity;
+    uint64_t spin_ns;
+    char soc_name[HG_SOC_NAME_CAP];
+    hg_device dev[HG_MAX_DEVICES];
+    hg_table streams, events, contexts;
+} hg_runtime;
+
+extern hg_runtime hg_rt;
+extern atomic_int hg_rt_live; /* lock-free mirror of hg_rt.state == 1 */
+
+/* 0 when initialised, else sets the text and returns ACL_ERROR_UNINITIALIZE. */
+aclError hg_check_init_locked(const char *func);
+aclError hg_check_init(const char *func);
+/* Current device of the calling thread, -1 when none.  Caller holds hg_rt.mu. */
+int hg_current_device_locked(void);
+aclError hg_require_device_locked(const char *func, int *dev);
+void hg_tls_bind_locked(int dev, uintptr_t ctx);
+void hg_tls_unbind(void);
+uintptr_t hg_tls_ctx(void);
+aclError hg_device_retain_locked(int dev, const char *func);
+/* Drops one reference; when the device closes its streams are moved to *dead. */
+void hg_device_release_locked(int dev, hg_stream **dead);
+/* aclFinalize: close every device, whatever its count. */
+void hg_device_close_all_locked(hg_stream **dead);
+
+/* ---------------------------------------------------------------- memory */
+void hg_mem_init(int device_count);
+void hg_mem_release_all(void);
+
+#endif /* PYACL_HARDGRAD_RT_INTERNAL_H_ */

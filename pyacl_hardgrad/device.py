@@ -1,0 +1,212 @@
+"""Devices: aclrtSetDevice / aclrtResetDevice, per-thread current device, factories."""
+from __future__ import annotations
+
+import threading
+
+from ._binding import ffi, lib
+from ._lifetime import Handle, _Res
+from .errors import ClosedError, check, warn_status
+from .runtime import _runtime_res
+
+__all__ = ["Device", "device_count", "default_device", "release_defaults"]
+
+_states_lock = threading.Lock()
+_states: dict[int, "_DeviceState"] = {}
+_tls = threading.local()
+
+
+def _int32_buf():
+    b = getattr(_tls, "i32", None)
+    if b is None:
+        b = _tls.i32 = ffi.new("int32_t *")
+    return b
+
+
+class _DeviceState:
+    """What all Device objects of one id share: one aclrtSetDevice, its default context and
+    its default stream.  Alive while any Device object, stream, event or allocation of the
+    device is."""
+
+    def __init__(self, device_id: int):
+        self.id = device_id
+        rt = _runtime_res()
+        try:
+            check(lib.aclrtSetDevice(device_id), "aclrtSetDevice")
+        except BaseException:
+            rt.release()
+            raise
+        self.extra_sets = 0          # aclrtSetDevice calls made by make_current fallbacks
+        self.context = None
+        p = ffi.new("aclrtContext *")
+        if lib.aclrtGetCurrentContext(p) == 0 and p[0] != ffi.NULL:
+            self.context = p[0]
+        self.default_stream = None
+        self._stream_lock = threading.Lock()
+        self.res = _Res(f"Device({device_id})", self._release, (rt,))
+
+    def _release(self) -> None:
+        with _states_lock:
+            if _states.get(self.id) is self:
+                del _states[self.id]
+        s, self.default_stream = self.default_stream, None
+        if s is not None:
+            s.close()
+        for _ in range(self.extra_sets + 1):
+            warn_status(lib.aclrtResetDevice(self.id), "aclrtResetDevice", stacklevel=5)
+
+    def make_current(self) -> None:
+        if self.context is not None:
+            if lib.aclrtSetCurrentContext(self.context) == 0:
+                return
+        check(lib.aclrtSetDevice(self.id), "aclrtSetDevice")
+        self.extra_sets += 1
+
+    def ensure_current(self) -> None:
+        """Make this device current on the calling thread unless it already is."""
+        buf = _int32_buf()
+        if lib.aclrtGetDevice(buf) == 0 and buf[0] == self.id:
+            return
+        self.make_current()
+
+    def get_default_stream(self):
+        s = self.default_stream
+        if s is None or s.closed:
+            from .stream import Stream
+            with self._stream_lock:
+                s = self.default_stream
+                if s is None or s.closed:
+                    s = self.default_stream = Stream(self, _default=True)
+        return s
+
+
+def _acquire_state(device_id: int) -> _DeviceState:
+    with _states_lock:
+        st = _states.get(device_id)
+        if st is not None:
+            try:
+                st.res.retain()
+                return st
+            except ClosedError:     # being released right now: start afresh
+                pass
+        st = _DeviceState(device_id)
+        _states[device_id] = st
+        return st
+
+
+class Device(Handle):
+    """One NPU (device_id); ``aclrtSetDevice`` on creation, ``aclrtResetDevice`` once the
+    device is no longer used by any Device object, stream, event, allocation or tensor.
+
+    Creating it makes it current on the calling thread; other threads call
+    ``make_current()`` (the factories do that for you).
+    """
+
+    def __init__(self, device_id: int = 0):
+        device_id = int(device_id)
+        self._state = _acquire_state(device_id)
+        self._adopt(self._state.res)
+        self._id = device_id
+
+    @property
+    def id(self) -> int:
+        return self._id
+
+    def __index__(self):
+        return self._id
+
+    def make_current(self) -> "Device":
+        """Make this device the calling thread's current device."""
+        self._check_open()
+        self._state.make_current()
+        return self
+
+    def synchronize(self) -> None:
+        """Block until all work on every stream of the device has finished."""
+        self._check_open()
+        self._state.ensure_current()
+        check(lib.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
+
+    @property
+    def soc_name(self) -> str:
+        """aclrtGetSocName(), e.g. "Ascend910B1" ('' when unknown)."""
+        self._check_open()
+        p = lib.aclrtGetSocName()
+        return "" if p == ffi.NULL else ffi.string(p).decode()
+
+    def mem_info(self, attr: int | None = None) -> tuple[int, int]:
+        """(free, total) bytes of device memory via aclrtGetMemInfo (HBM by default)."""
+        self._check_open()
+        self._state.ensure_current()
+        free, total = ffi.new("size_t *"), ffi.new("size_t *")
+        check(lib.aclrtGetMemInfo(lib.ACL_HBM_MEM if attr is None else attr, free, total), "aclrtGetMemInfo")
+        return int(free[0]), int(total[0])
+
+    @property
+    def default_stream(self):
+        """The device's stream used by operators called without ``stream=``.  It lives as
+        long as the device is in use."""
+        self._check_open()
+        return self._state.get_default_stream()
+
+    def create_stream(self):
+        from .stream import Stream
+        self._check_open()
+        return Stream(self._state)
+
+    def create_event(self):
+        from .stream import Event
+        self._check_open()
+        return Event(self._state)
+
+    def allocate(self, nbytes: int, policy: int | None = None):
+        """``DeviceMemory`` of nbytes (aclrtMalloc, ACL_MEM_MALLOC_HUGE_FIRST by default)."""
+        from .memory import DeviceMemory
+        self._check_open()
+        return DeviceMemory(self._state, nbytes, policy)
+
+    def __repr__(self):
+        return f"<Device {self._id}{' closed' if self.closed else ''}>"
+
+
+def device_count() -> int:
+    """aclrtGetDeviceCount()."""
+    rt = _runtime_res()
+    try:
+        n = ffi.new("uint32_t *")
+        check(lib.aclrtGetDeviceCount(n), "aclrtGetDeviceCount")
+        return int(n[0])
+    finally:
+        rt.release()
+
+
+_default_lock = threading.Lock()
+_default: Device | None = None
+
+
+def default_device() -> Device:
+    """Device 0, opened on first use, for calls that are handed numpy arrays."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.closed:
+            _default = Device(0)
+        return _default
+
+
+def release_defaults() -> None:
+    """Close the default device and its default stream (they are reopened on demand)."""
+    global _default
+    with _default_lock:
+        d, _default = _default, None
+    if d is not None:
+        d.close()
+
+
+def _state_of(obj) -> _DeviceState:
+    if isinstance(obj, Device):
+        obj._check_open()
+        return obj._state
+    if isinstance(obj, _DeviceState):
+        return obj
+    if obj is None:
+        return default_device()._state
+    raise TypeError(f"expected a Device, got {type(obj).__name__}")

@@ -1,0 +1,274 @@
+"""aclnnHardtanhBackward and aclnnHardsigmoidBackward: one-call functions and two-phase plans.
+
+Functions (``hardtanh_backward``, ``hardsigmoid_backward``):
+  * given Tensors, they enqueue the operator on ``stream`` (default: the device's default
+    stream) and return the ``out`` Tensor at once; ``out.numpy()`` waits for the result.
+  * given only numpy arrays (no Tensor anywhere), they run on the default device, wait, and
+    return a numpy array.  Mixed calls copy the arrays to the Tensors' device and return a
+    Tensor.
+Plans (``HardtanhBackwardPlan``, ``HardsigmoidBackwardPlan``) mirror the C++ two-phase form:
+construction is phase 1 (``workspace_size`` and an executor), ``run()`` is phase 2.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ._binding import ffi, lib
+from ._lifetime import Handle, _Res
+from .dtypes import bfloat16, float16, float32
+from .errors import PlanConsumedError, check, warn_status
+from .memory import DeviceMemory, Workspace
+from .scalar import Scalar
+from .tensor import Tensor
+
+__all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", "HardsigmoidBackwardPlan",
+           "hardsigmoid_result_dtype"]
+
+_tls = threading.local()
+
+
+def _phase1_buffers():
+    b = getattr(_tls, "p1", None)
+    if b is None:
+        b = _tls.p1 = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
+    return b
+
+
+def _destroy_executor(box: list) -> None:
+    ex = box[0]
+    box[0] = None
+    if ex is not None:
+        warn_status(lib.aclDestroyAclOpExecutor(ex), "aclDestroyAclOpExecutor", stacklevel=5)
+
+
+class _Plan(Handle):
+    _OP = ""
+    _PHASE2 = None
+
+    def _plan(self, status_fn, tensors, scalars, out: Tensor, repeatable: bool):
+        deps = []
+        try:
+            for obj in (*tensors, *scalars):
+                deps.append(obj._res.retain())
+            size, exe = _phase1_buffers()
+            check(status_fn(size, exe), self._OP + "GetWorkspaceSize")
+            executor, workspace_size = exe[0], int(size[0])
+            box = [executor]
+            if repeatable:
+                st = lib.aclSetAclOpExecutorRepeatable(executor)
+                if st:
+                    _destroy_executor(box)
+                    check(st, "aclSetAclOpExecutorRepeatable")
+        except BaseException:
+            for d in reversed(deps):
+                d.release()
+            raise
+        self._box = box
+        self.workspace_size = workspace_size
+        self.repeatable = bool(repeatable)
+        self.out = out
+        self._tensors = tensors
+        self._workspace: DeviceMemory | None = None
+        self._runs = 0
+        self._adopt(_Res(type(self).__name__, lambda: _destroy_executor(box), deps))
+
+    def close(self) -> None:
+        """Destroy the executor (once no queued run needs it) and drop the plan's references."""
+        super().close()
+        self._tensors = ()
+        self._workspace = None
+
+    @property
+    def runs(self) -> int:
+        return self._runs
+
+    @property
+    def consumed(self) -> bool:
+        """True for a one-shot plan that has run (it cannot run again)."""
+        return not self.repeatable and self._runs > 0
+
+    def run(self, workspace: DeviceMemory | None = None, stream=None) -> Tensor:
+        """Phase 2 on ``stream`` (default: the out tensor's device's default stream).
+
+        ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the
+        plan allocates one (kept for later runs).  Returns ``out`` without waiting.
+        """
+        self._check_open()
+        if self.consumed:
+            raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
+                                    "create it with repeatable=True to run it again")
+        if stream is None:
+            stream = self.out._device_state.get_default_stream()
+        size = self.workspace_size
+        if size == 0:
+            ws_ptr = ffi.NULL
+        else:
+            if workspace is None:
+                if self._workspace is None:
+                    self._workspace = Workspace(self.out._device_state, size)
+                    self._res._deps += (self._workspace._res.retain(),)
+                    self._workspace.close()     # the plan's reference keeps it
+                ws_ptr = self._workspace._ptr
+            else:
+                if workspace.nbytes < size:
+                    raise ValueError(f"workspace of {workspace.nbytes} bytes, {size} needed")
+                ws_ptr = workspace.ptr
+                stream._keep(workspace._res)
+        check(type(self)._PHASE2(ws_ptr, size, self._box[0], stream.handle), self._OP)
+        self._runs += 1
+        if not self.repeatable:
+            self._box[0] = None              # the run owns the executor now
+        stream._keep(self._res)              # tensors, scalars, workspace live until the stream syncs
+        for t in self._tensors:
+            t._last_stream = stream
+        return self.out
+
+    def __repr__(self):
+        state = "closed" if self.closed else ("consumed" if self.consumed else "ready")
+        return f"<{type(self).__name__} workspace_size={self.workspace_size} {state}>"
+
+
+def _as_scalar(value, owned: list) -> Scalar:
+    if isinstance(value, Scalar):
+        return value
+    s = Scalar(float(value), "float32")
+    owned.append(s)
+    return s
+
+
+class HardtanhBackwardPlan(_Plan):
+    """Phase 1 of aclnnHardtanhBackward(gradOutput, self, min, max, out).
+
+    ``min_val`` / ``max_val``: a float (made into a float32 Scalar) or a Scalar.
+    ``repeatable=True`` calls aclSetAclOpExecutorRepeatable so ``run()`` may be repeated.
+    """
+
+    _OP = "aclnnHardtanhBackward"
+    _PHASE2 = staticmethod(lambda *a: lib.aclnnHardtanhBackward(*a))
+
+    def __init__(plan, grad_output: Tensor, self: Tensor, min_val=-1.0, max_val=1.0, out: Tensor | None = None,
+                 repeatable: bool = False):
+        owned: list[Scalar] = []
+        created = None
+        try:
+            lo, hi = _as_scalar(min_val, owned), _as_scalar(max_val, owned)
+            if out is None:
+                out = created = Tensor.empty(grad_output.shape, grad_output.dtype, _device_of(grad_output))
+            g, x, o, a, b = grad_output.handle, self.handle, out.handle, lo.handle, hi.handle
+            plan._plan(lambda size, exe: lib.aclnnHardtanhBackwardGetWorkspaceSize(g, x, a, b, o, size, exe),
+                       (grad_output, self, out), (lo, hi), out, repeatable)
+        except BaseException:
+            if created is not None:
+                created.close()
+            raise
+        finally:
+            for s in owned:
+                s.close()   # the plan holds its own reference
+
+
+_PROMOTE = {
+    (float16, float32): float32, (float32, float16): float32,
+    (bfloat16, float32): float32, (float32, bfloat16): float32,
+    (float16, bfloat16): float32, (bfloat16, float16): float32,
+}
+
+
+def hardsigmoid_result_dtype(grad_dtype, self_dtype) -> np.dtype:
+    """The dtype CANN promotes gradOutput x self to (the default out dtype)."""
+    g, s = np.dtype(grad_dtype), np.dtype(self_dtype)
+    if g == s:
+        return g
+    return _PROMOTE.get((g, s), g)
+
+
+class HardsigmoidBackwardPlan(_Plan):
+    """Phase 1 of aclnnHardsigmoidBackward(gradOutput, self, out).  When ``out`` is None it is
+    allocated with the promoted dtype of gradOutput and self."""
+
+    _OP = "aclnnHardsigmoidBackward"
+    _PHASE2 = staticmethod(lambda *a: lib.aclnnHardsigmoidBackward(*a))
+
+    def __init__(plan, grad_output: Tensor, self: Tensor, out: Tensor | None = None, repeatable: bool = False):
+        created = None
+        if out is None:
+            out = created = Tensor.empty(grad_output.shape, hardsigmoid_result_dtype(grad_output.dtype, self.dtype),
+                                         _device_of(grad_output))
+        try:
+            g, x, o = grad_output.handle, self.handle, out.handle
+            plan._plan(lambda size, exe: lib.aclnnHardsigmoidBackwardGetWorkspaceSize(g, x, o, size, exe),
+                       (grad_output, self, out), (), out, repeatable)
+        except BaseException:
+            if created is not None:
+                created.close()
+            raise
+
+
+def _device_of(t: Tensor):
+    return t._device_state
+
+
+def _prepare(arrays: list, out):
+    """Tensors for every argument; (tensors, temporaries, numpy_mode)."""
+    from .device import default_device
+    objs = [a for a in (*arrays, out) if isinstance(a, Tensor)]
+    numpy_mode = not objs
+    state = objs[0]._device_state if objs else default_device()._state
+    temps, tensors = [], []
+    try:
+        for a in arrays:
+            if isinstance(a, Tensor):
+                tensors.append(a)
+            else:
+                t = Tensor(a, state)
+                temps.append(t)
+                tensors.append(t)
+        if out is not None and not isinstance(out, Tensor):
+            raise TypeError("out must be a Tensor")
+    except BaseException:
+        for t in temps:
+            t.close()
+        raise
+    return tensors, temps, numpy_mode
+
+
+def _finish(plan, temps, numpy_mode, stream):
+    try:
+        out = plan.run(None, stream)
+        if numpy_mode:
+            return out.numpy()
+        return out
+    finally:
+        plan.close()
+        for t in temps:
+            t.close()
+        if numpy_mode:
+            plan.out.close()
+
+
+def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None):
+    """Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self is
+    NaN), else 0.  Returns the out Tensor (enqueued, not waited for), or a numpy array when
+    called with numpy arrays only."""
+    (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
+    try:
+        plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)
+    except BaseException:
+        for t in temps:
+            t.close()
+        raise
+    return _finish(plan, temps, numpy_mode, stream)
+
+
+def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream=None):
+    """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0,
+    in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."""
+    (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
+    try:
+        plan = HardsigmoidBackwardPlan(g, x, out)
+    except BaseException:
+        for t in temps:
+            t.close()
+        raise
+    return _finish(plan, temps, numpy_mode, stream)

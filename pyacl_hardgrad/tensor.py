@@ -1,0 +1,410 @@
+"""Tensor: an aclTensor (shape, strides, offset in elements) over device memory.
+
+A Tensor owns its aclTensor (created once, reused by every operator call) and keeps its
+memory alive: either memory it allocated, the memory of the tensor it is a view of, or
+an ``owner`` object handed to ``from_device_pointer`` (a foreign pointer is not freed).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ._binding import ffi, lib
+from ._lifetime import Handle, _Res
+from .dtypes import to_acl, to_numpy_dtype
+from .errors import AclnnParamError, check, recent_error_message, warn_status
+from .memory import DeviceMemory
+
+__all__ = ["Tensor", "empty", "zeros", "from_numpy"]
+
+_FORMAT_ND = lib.ACL_FORMAT_ND
+_D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
+_H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
+
+
+def _row_major(shape) -> tuple[int, ...]:
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(int(n), 1)
+    return tuple(reversed(strides))
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _extent(shape, strides, offset) -> tuple[int, int]:
+    """(lowest, highest) element index a non-empty view touches."""
+    lo = hi = offset
+    for n, s in zip(shape, strides):
+        if s >= 0:
+            hi += (n - 1) * s
+        else:
+            lo += (n - 1) * s
+    return lo, hi
+
+
+def _destroy_tensor(handle):
+    warn_status(lib.aclDestroyTensor(handle), "aclDestroyTensor", stacklevel=5)
+
+
+class _ForeignOwner(_Res):
+    """Keeps the owner object of a foreign pointer alive as long as tensors use it."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        super().__init__("foreign memory")
+        self._obj = obj
+
+    def release(self):
+        super().release()
+        if not self.alive:
+            self._obj = None
+
+
+class Tensor(Handle):
+    """Device tensor.  Build one with :func:`from_numpy` / ``Tensor(array)``, :func:`empty`,
+    :func:`zeros`, a view of another tensor, or :meth:`from_device_pointer`."""
+
+    __array_priority__ = 100
+
+    def __init__(self, array, device=None, dtype=None):
+        """Copy a host array (anything numpy accepts) to a new tensor on ``device``."""
+        arr = np.asarray(array)
+        if dtype is not None:
+            arr = arr.astype(to_numpy_dtype(dtype), copy=False)
+        arr = np.ascontiguousarray(arr)
+        mem = _allocate(device, arr.nbytes)
+        try:
+            if arr.nbytes:
+                mem.copy_from_host(_bytes_of(arr))
+            self._init(mem._res.retain(), mem.ptr, mem._device_state, arr.shape, _row_major(arr.shape), 0,
+                       arr.dtype, arr.shape, mem)
+        except BaseException:
+            mem.close()
+            raise
+        self._owns_memory = True
+
+    # -- construction helpers -------------------------------------------------------------
+    def _init(self, mem_res, data, state, shape, strides, offset, npdtype, storage, memory):
+        """Create the aclTensor; takes ownership of ``mem_res`` (released on failure)."""
+        try:
+            shape = tuple(operator.index(d) for d in shape)
+            strides = tuple(operator.index(s) for s in strides)
+            storage = tuple(operator.index(d) for d in storage)
+            ndim = len(shape)
+            if len(strides) != ndim:
+                raise ValueError(f"{len(strides)} strides for {ndim} dimensions")
+            self.shape, self.strides, self.offset = shape, strides, int(offset)
+            self.dtype = npdtype
+            self._acl_dtype = to_acl(npdtype)
+            self._storage = storage
+            self._data = data
+            self._memory = memory
+            self._device_state = state
+            self._last_stream = None
+            dims = ffi.new("int64_t[]", shape) if ndim else ffi.NULL
+            st = ffi.new("int64_t[]", strides) if ndim else ffi.NULL
+            sto = ffi.new("int64_t[]", storage) if storage else ffi.NULL
+            handle = lib.aclCreateTensor(dims, ndim, self._acl_dtype, st, self.offset, _FORMAT_ND,
+                                         sto, len(storage), data)
+            if handle == ffi.NULL:
+                raise AclnnParamError(lib.ACLNN_ERR_PARAM_INVALID, "aclCreateTensor",
+                                      recent_error_message() or "aclCreateTensor returned NULL")
+        except BaseException:
+            mem_res.release()
+            raise
+        self._handle = handle
+        self._adopt(_Res("Tensor", lambda: _destroy_tensor(handle), (mem_res,)))
+
+    @classmethod
+    def _new(cls, *args):
+        t = cls.__new__(cls)
+        t._init(*args)
+        return t
+
+    @classmethod
+    def empty(cls, shape, dtype="float32", device=None) -> "Tensor":
+        """Uninitialised row-major tensor."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        npdt = to_numpy_dtype(dtype)
+        mem = _allocate(device, _numel(shape) * npdt.itemsize)
+        try:
+            t = cls._new(mem._res.retain(), mem.ptr, mem._device_state, shape, _row_major(shape), 0,
+                         npdt, shape, mem)
+        except BaseException:
+            mem.close()
+            raise
+        t._owns_memory = True
+        return t
+
+    @classmethod
+    def zeros(cls, shape, dtype="float32", device=None) -> "Tensor":
+        t = cls.empty(shape, dtype, device)
+        try:
+            if t._memory.nbytes:
+                t._memory.memset(0)
+        except BaseException:
+            t.close()
+            raise
+        return t
+
+    @classmethod
+    def from_device_pointer(cls, ptr: int, shape, dtype="float32", strides=None, offset: int = 0,
+                            owner=None, device=None) -> "Tensor":
+        """Wrap device memory this package does not own (an int address, as pyACL hands out).
+
+        The memory is never freed by the tensor; ``owner`` (any object, e.g. the allocation)
+        is kept alive as long as the tensor or its views are.  ``device`` (a Device) gives the
+        default stream for operators; by default the owner's device, else device 0.
+        """
+        from .device import _state_of
+        shape = tuple(shape)
+        strides = _row_major(shape) if strides is None else tuple(strides)
+        npdt = to_numpy_dtype(dtype)
+        if device is None and isinstance(owner, (DeviceMemory, Tensor)):
+            state = owner._device_state
+        else:
+            state = _state_of(device)
+        if _numel(shape) == 0:
+            storage = (0,)
+        else:
+            lo, hi = _extent(shape, strides, int(offset))
+            if lo < 0:
+                raise ValueError("the view reaches below the pointer (negative element index)")
+            storage = (hi + 1,)
+        dep = owner._res.retain() if isinstance(owner, Handle) else _ForeignOwner(owner)
+        return cls._new(dep, ffi.cast("void *", int(ptr)), state, shape, strides, offset, npdt, storage,
+                        owner if isinstance(owner, DeviceMemory) else None)
+
+    _owns_memory = False
+
+    def close(self) -> None:
+        """Destroy the aclTensor; memory this tensor allocated is freed once no view uses it."""
+        super().close()
+        if self._owns_memory:
+            self._memory.close()
+
+    # -- properties --------------------------------------------------------------------------
+    @property
+    def handle(self):
+        """The ``aclTensor *`` cdata."""
+        if not self._finalizer.alive:
+            self._check_open()
+        return self._handle
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return _numel(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of the element at the view's offset."""
+        self._check_open()
+        return int(ffi.cast("uintptr_t", self._data)) + self.offset * self.dtype.itemsize
+
+    @property
+    def memory(self) -> DeviceMemory | None:
+        """The DeviceMemory backing this tensor (None for a foreign pointer)."""
+        return self._memory
+
+    @property
+    def device_id(self) -> int:
+        return self._device_state.id
+
+    def is_contiguous(self) -> bool:
+        return self.size <= 1 or all(s == r for n, s, r in zip(self.shape, self.strides, _row_major(self.shape))
+                                     if n != 1)
+
+    # -- views --------------------------------------------------------------------------------
+    def view(self, shape, strides=None, offset=None) -> "Tensor":
+        """A view over the same memory; strides and offset in elements (offset counts from the
+        start of the storage, like aclCreateTensor's)."""
+        self._check_open()
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        strides = _row_major(shape) if strides is None else tuple(strides)
+        offset = self.offset if offset is None else int(offset)
+        if _numel(shape):
+            lo, hi = _extent(shape, strides, offset)
+            if lo < 0 or hi >= _numel(self._storage):
+                raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) does not fit in the "
+                                 f"storage of {_numel(self._storage)} elements")
+        return Tensor._new(self._res.retain(), self._data, self._device_state, shape, strides, offset,
+                           self.dtype, self._storage, self._memory)
+
+    def reshape(self, *shape) -> "Tensor":
+        """A contiguous tensor's view with another shape (-1 allowed once)."""
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = tuple(shape[0])
+        shape = list(shape)
+        if shape.count(-1) == 1:
+            known = _numel([d for d in shape if d != -1])
+            shape[shape.index(-1)] = self.size // known if known else 0
+        if _numel(shape) != self.size:
+            raise ValueError(f"cannot reshape {self.shape} to {tuple(shape)}")
+        if not self.is_contiguous():
+            raise ValueError("reshape needs a contiguous tensor")
+        return self.view(tuple(shape), None, self.offset)
+
+    def transpose(self, *axes) -> "Tensor":
+        """Permuted view (reversed axes by default), like numpy.transpose."""
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(reversed(range(self.ndim)))
+        axes = tuple(a % self.ndim if self.ndim else a for a in axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
+        return self.view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.offset)
+
+    @property
+    def T(self) -> "Tensor":
+        return self.transpose()
+
+    def __getitem__(self, key) -> "Tensor":
+        """Basic indexing: integers, slices (positive steps) and one Ellipsis give a view."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        if key.count(Ellipsis) > 1:
+            raise IndexError("only one Ellipsis allowed")
+        if Ellipsis in key:
+            i = key.index(Ellipsis)
+            fill = self.ndim - (len(key) - 1)
+            key = key[:i] + (slice(None),) * fill + key[i + 1:]
+        if len(key) > self.ndim:
+            raise IndexError(f"too many indices for a {self.ndim}-d tensor")
+        shape, strides, offset = [], [], self.offset
+        for dim, k in enumerate(key + (slice(None),) * (self.ndim - len(key))):
+            n, s = self.shape[dim], self.strides[dim]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                if step <= 0:
+                    raise IndexError("only positive slice steps are supported")
+                count = max(0, (stop - start + step - 1) // step)
+                if count:
+                    offset += start * s
+                shape.append(count)
+                strides.append(s * step)
+            else:
+                i = operator.index(k)
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} out of range for dimension {dim} of size {n}")
+                offset += (i % n) * s
+        return self.view(tuple(shape), tuple(strides), offset)
+
+    # -- host copies --------------------------------------------------------------------------
+    def _wait(self) -> None:
+        s = self._last_stream
+        if s is not None:
+            self._last_stream = None
+            if not s.closed:
+                s.synchronize()
+
+    def _host_window(self):
+        """(first element index, element count) of the storage span the view touches."""
+        if self.size == 0:
+            return 0, 0
+        lo, hi = _extent(self.shape, self.strides, self.offset)
+        return lo, hi - lo + 1
+
+    def numpy(self) -> np.ndarray:
+        """Copy the view to a new host array (after the tensor's pending work finished)."""
+        self._check_open()
+        self._wait()
+        out = np.empty(self.shape, self.dtype)
+        if self.size == 0:
+            return out
+        item = self.dtype.itemsize
+        src = ffi.cast("char *", self._data)
+        if self.is_contiguous():
+            buf = ffi.from_buffer(_bytes_of(out), require_writable=True)
+            _check_copy(lib.aclrtMemcpy(buf, out.nbytes, src + self.offset * item, out.nbytes, _D2H))
+            return out
+        lo, count = self._host_window()
+        window = np.empty(count, self.dtype)
+        buf = ffi.from_buffer(_bytes_of(window), require_writable=True)
+        _check_copy(lib.aclrtMemcpy(buf, window.nbytes, src + lo * item, window.nbytes, _D2H))
+        view = np.lib.stride_tricks.as_strided(window[self.offset - lo:], self.shape,
+                                               tuple(s * item for s in self.strides))
+        out[...] = view
+        return out
+
+    def copy_from(self, array) -> "Tensor":
+        """Write a host array (broadcast to the view's shape) into the view."""
+        self._check_open()
+        self._wait()
+        arr = np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape)
+        if self.size == 0:
+            return self
+        item = self.dtype.itemsize
+        dst = ffi.cast("char *", self._data)
+        if self.is_contiguous():
+            arr = np.ascontiguousarray(arr)
+            _check_copy(lib.aclrtMemcpy(dst + self.offset * item, arr.nbytes, ffi.from_buffer(_bytes_of(arr)), arr.nbytes,
+                                        _H2D))
+            return self
+        lo, count = self._host_window()
+        window = np.empty(count, self.dtype)
+        wbuf = ffi.from_buffer(_bytes_of(window), require_writable=True)
+        _check_copy(lib.aclrtMemcpy(wbuf, window.nbytes, dst + lo * item, window.nbytes, _D2H))
+        np.lib.stride_tricks.as_strided(window[self.offset - lo:], self.shape,
+                                        tuple(s * item for s in self.strides))[...] = arr
+        _check_copy(lib.aclrtMemcpy(dst + lo * item, window.nbytes, wbuf, window.nbytes, _H2D))
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        if self.closed:
+            return "<Tensor closed>"
+        return (f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset} "
+                f"device={self.device_id}>")
+
+
+def _check_copy(status):
+    if status:
+        check(status, "aclrtMemcpy")
+
+
+def _bytes_of(arr: np.ndarray) -> np.ndarray:
+    """A contiguous array as flat uint8 (the buffer protocol cannot export every dtype)."""
+    return arr.reshape(-1).view(np.uint8)
+
+
+def _allocate(device, nbytes) -> DeviceMemory:
+    from .device import _state_of
+    return DeviceMemory(_state_of(device), nbytes)
+
+
+def from_numpy(array, device=None, dtype=None) -> Tensor:
+    """Copy a host array to a new device tensor."""
+    return Tensor(array, device, dtype)
+
+
+def empty(shape, dtype="float32", device=None) -> Tensor:
+    return Tensor.empty(shape, dtype, device)
+
+
+def zeros(shape, dtype="float32", device=None) -> Tensor:
+    return Tensor.zeros(shape, dtype, device)
