@@ -30,6 +30,11 @@ class BuildWithEmbeddedRuntime(build_ext):
             if inc.exists():
                 shutil.rmtree(inc)
             shutil.copytree(ROOT / "include", inc)
+            # The sample ports, so `python -m pyacl_hardgrad samples` works after install.
+            ex = dest / "examples"
+            ex.mkdir(parents=True, exist_ok=True)
+            for script in sorted((ROOT / "examples").glob("*.py")):
+                shutil.copy2(script, ex / script.name)
         super().run()
 
 

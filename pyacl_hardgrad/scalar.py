@@ -6,7 +6,7 @@ import numpy as np
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .dtypes import to_acl, to_numpy_dtype
-from .errors import check, error_for, recent_error_message, warn_status, AclnnParamError
+from .errors import AclnnParamError, recent_error_message, warn_status
 
 __all__ = ["Scalar"]
 
@@ -39,5 +39,3 @@ class Scalar(Handle):
     def __repr__(self):
         return f"<Scalar {self.value!r} {self.dtype}{' closed' if self.closed else ''}>"
 
-
-_ = (check, error_for)

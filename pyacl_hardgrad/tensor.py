@@ -79,7 +79,8 @@ class Tensor(Handle):
         arr = np.asarray(array)
         if dtype is not None:
             arr = arr.astype(to_numpy_dtype(dtype), copy=False)
-        arr = np.ascontiguousarray(arr)
+        if not arr.flags.c_contiguous:
+            arr = arr.copy(order="C")     # (np.ascontiguousarray would turn 0-d into 1-d)
         mem = _allocate(device, arr.nbytes)
         try:
             if arr.nbytes:
@@ -92,7 +93,7 @@ class Tensor(Handle):
         self._owns_memory = True
 
     # -- construction helpers -------------------------------------------------------------
-    def _init(self, mem_res, data, state, shape, strides, offset, npdtype, storage, memory):
+    def _init(self, mem_res, data, state, shape, strides, offset, npdtype, storage, memory, pending=None):
         """Create the aclTensor; takes ownership of ``mem_res`` (released on failure)."""
         try:
             shape = tuple(operator.index(d) for d in shape)
@@ -108,7 +109,8 @@ class Tensor(Handle):
             self._data = data
             self._memory = memory
             self._device_state = state
-            self._last_stream = None
+            # The stream that last wrote/read this storage, shared by all views of it.
+            self._pending = [None] if pending is None else pending
             dims = ffi.new("int64_t[]", shape) if ndim else ffi.NULL
             st = ffi.new("int64_t[]", strides) if ndim else ffi.NULL
             sto = ffi.new("int64_t[]", storage) if storage else ffi.NULL
@@ -244,7 +246,7 @@ class Tensor(Handle):
                 raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) does not fit in the "
                                  f"storage of {_numel(self._storage)} elements")
         return Tensor._new(self._res.retain(), self._data, self._device_state, shape, strides, offset,
-                           self.dtype, self._storage, self._memory)
+                           self.dtype, self._storage, self._memory, self._pending)
 
     def reshape(self, *shape) -> "Tensor":
         """A contiguous tensor's view with another shape (-1 allowed once)."""
@@ -307,10 +309,18 @@ class Tensor(Handle):
         return self.view(tuple(shape), tuple(strides), offset)
 
     # -- host copies --------------------------------------------------------------------------
+    @property
+    def _last_stream(self):
+        return self._pending[0]
+
+    @_last_stream.setter
+    def _last_stream(self, stream):
+        self._pending[0] = stream
+
     def _wait(self) -> None:
-        s = self._last_stream
+        s = self._pending[0]
         if s is not None:
-            self._last_stream = None
+            self._pending[0] = None
             if not s.closed:
                 s.synchronize()
 
@@ -353,7 +363,7 @@ class Tensor(Handle):
         item = self.dtype.itemsize
         dst = ffi.cast("char *", self._data)
         if self.is_contiguous():
-            arr = np.ascontiguousarray(arr)
+            arr = arr.copy(order="C")
             _check_copy(lib.aclrtMemcpy(dst + self.offset * item, arr.nbytes, ffi.from_buffer(_bytes_of(arr)), arr.nbytes,
                                         _H2D))
             return self

@@ -95,3 +95,42 @@ def cprog(toolchain, tmp_path_factory) -> CProgramBuilder:
 @pytest.fixture(scope="session")
 def valgrind_available() -> bool:
     return shutil.which("valgrind") is not None
+
+
+# ---- Python-layer fixtures (tests/test_py_*.py) ------------------------------------------------
+
+@pytest.fixture(scope="session")
+def hg():
+    """The installed pyacl_hardgrad package (never the source folder: it has no compiled parts)."""
+    import sys
+
+    if "pyacl_hardgrad" not in sys.modules:
+        # `python -m pytest` from the checkout puts the checkout first on sys.path.
+        repo = str(REPO_ROOT)
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != repo]
+    import pyacl_hardgrad
+
+    where = Path(pyacl_hardgrad.__file__).resolve()
+    if REPO_ROOT / "pyacl_hardgrad" in where.parents:
+        pytest.fail(f"pyacl_hardgrad was imported from the source tree ({where}); install it "
+                    "(pip install --no-build-isolation .) and run pytest with the installed package")
+    return pyacl_hardgrad
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_alive_at_session_end():
+    """After the whole suite no stream, tensor, scalar, executor, allocation or event is alive."""
+    yield
+    import gc
+    import sys
+
+    if "pyacl_hardgrad._binding" not in sys.modules:
+        return
+    hg_mod = sys.modules["pyacl_hardgrad"]
+    if not hg_mod.BACKEND.is_embedded:
+        return
+    hg_mod.release_defaults()
+    gc.collect()
+    counts = hg_mod.live_counts()
+    alive = {k: v for k, v in counts.items() if v}
+    assert not alive, f"objects still alive after the test session: {alive}"

@@ -56,9 +56,9 @@ HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg
 #define HG_SCALAR_MAGIC 0x53474841u
 #define HG_EXECUTOR_MAGIC 0x45474841u
 
-/* A tensor is (shape, strides, offset) over data, all in elements.  dims points at
- * 3 * ndim + storage_ndim int64 values laid out after the struct:
- * shape[ndim], strides[ndim], storage_shape[storage_ndim]. */
+/* A tensor is (shape, strides, offset) over data, all in elements.  shape, strides and
+ * storage_shape point into one allocation with the struct (2 * ndim + storage_ndim int64
+ * values laid out after it). */
 struct aclTensor {
     uint32_t magic;
     aclDataType dtype;

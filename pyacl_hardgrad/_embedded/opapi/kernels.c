@@ -77,7 +77,8 @@ static inline float hardsigmoid_grad(float g, float s)
     float t = s * HG_SIXTH;
     t = t + 0.5f;
     float r = g * HG_SIXTH;
-    return (t > 0.0f && t < 1.0f) ? r : 0.0f;
+    uint32_t keep = (uint32_t)0 - (uint32_t)((t > 0.0f) & (t < 1.0f));   /* branch-free select */
+    return hg_bits_f32(hg_f32_bits(r) & keep);
 }
 
 /* Element loaders: raw storage word -> fp32. */

@@ -16,9 +16,20 @@ struct hg_event {
     int waiters;
 };
 
+struct wait_arg {
+    hg_event *ev;
+    uint64_t rec;
+};
+
 void hg_event_release(hg_event *ev)
 {
-    if (ev && atomic_fetch_sub(&ev->refs, 1) == 1) {
+    if (!ev)
+        return;
+    HG_HAPPENS_BEFORE(&ev->refs);
+    if (atomic_fetch_sub(&ev->refs, 1) == 1) {
+        HG_HAPPENS_AFTER(&ev->refs);
+        HG_FORGET(&ev->refs);
+        HG_FORGET(&ev->done);
         pthread_mutex_destroy(&ev->mu);
         pthread_cond_destroy(&ev->cv);
         free(ev);
@@ -32,6 +43,7 @@ void hg_event_task_record(hg_event *ev, uint64_t rec)
     if (rec >= atomic_load(&ev->done)) {
         ev->ts_ns = now;
         ev->complete = true;
+        HG_HAPPENS_BEFORE(&ev->done);
         atomic_store(&ev->done, rec);
     }
     if (ev->waiters)
@@ -39,27 +51,24 @@ void hg_event_task_record(hg_event *ev, uint64_t rec)
     pthread_mutex_unlock(&ev->mu);
 }
 
+static bool record_done(void *p)
+{
+    const hg_event *ev = ((const struct wait_arg *)p)->ev;
+    return atomic_load_explicit(&ev->done, memory_order_acquire) >= ((const struct wait_arg *)p)->rec;
+}
+
 static void wait_done(hg_event *ev, uint64_t rec)
 {
-    if (atomic_load_explicit(&ev->done, memory_order_acquire) >= rec)
-        return;
-    uint64_t spin = hg_spin_ns();
-    if (spin) {
-        uint64_t deadline = hg_now_ns() + spin;
-        for (unsigned i = 1;; ++i) {
-            HG_CPU_RELAX();
-            if (atomic_load_explicit(&ev->done, memory_order_acquire) >= rec)
-                return;
-            if ((i & 63u) == 0 && hg_now_ns() >= deadline)
-                break;
-        }
+    struct wait_arg w = {ev, rec};
+    if (!hg_spin_until(record_done, &w, hg_spin_ns())) {
+        pthread_mutex_lock(&ev->mu);
+        ev->waiters++;
+        while (atomic_load(&ev->done) < rec)
+            pthread_cond_wait(&ev->cv, &ev->mu);
+        ev->waiters--;
+        pthread_mutex_unlock(&ev->mu);
     }
-    pthread_mutex_lock(&ev->mu);
-    ev->waiters++;
-    while (atomic_load(&ev->done) < rec)
-        pthread_cond_wait(&ev->cv, &ev->mu);
-    ev->waiters--;
-    pthread_mutex_unlock(&ev->mu);
+    HG_HAPPENS_AFTER(&ev->done);
 }
 
 void hg_event_task_wait(hg_event *ev, uint64_t rec)
@@ -114,6 +123,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
         } else {
             atomic_init(&ev->refs, 1);
             atomic_init(&ev->done, 0);
+            HG_ATOMIC_FIELD(&ev->done);
             pthread_mutex_init(&ev->mu, NULL);
             pthread_cond_init(&ev->cv, NULL);
             hg_rt_count_add(HG_RTC_EVENTS, 1);

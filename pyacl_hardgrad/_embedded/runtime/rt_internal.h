@@ -28,6 +28,27 @@
 #define HG_CPU_RELAX() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
+/* Helgrind does not model C11 atomics: where its header is available, tell it which
+ * fields are atomics and which reference drops order a free.  No-ops otherwise (and
+ * a few instructions when not running under valgrind). */
+#if defined(__has_include)
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#define HG_WITH_HELGRIND 1
+#endif
+#endif
+#ifdef HG_WITH_HELGRIND
+#define HG_ATOMIC_FIELD(addr) VALGRIND_HG_DISABLE_CHECKING((addr), sizeof *(addr))
+#define HG_HAPPENS_BEFORE(addr) ANNOTATE_HAPPENS_BEFORE(addr)
+#define HG_HAPPENS_AFTER(addr) ANNOTATE_HAPPENS_AFTER(addr)
+#define HG_FORGET(addr) ANNOTATE_HAPPENS_BEFORE_FORGET_ALL(addr)
+#else
+#define HG_ATOMIC_FIELD(addr) ((void)0)
+#define HG_HAPPENS_BEFORE(addr) ((void)0)
+#define HG_HAPPENS_AFTER(addr) ((void)0)
+#define HG_FORGET(addr) ((void)0)
+#endif
+
 uint64_t hg_now_ns(void);
 
 /* ---------------------------------------------------------------- handle tables */
@@ -118,6 +139,9 @@ void hg_stream_sync(hg_stream *s);
 void hg_stream_shutdown(hg_stream *s);
 void hg_stream_shutdown_list(hg_stream *list);
 uint64_t hg_spin_ns(void);
+/* Poll cond(arg) for up to spin_ns (yielding the CPU now and then once the wait is
+ * not short); true as soon as it holds, false when the time ran out. */
+bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns);
 
 /* ---------------------------------------------------------------- events */
 void hg_event_task_record(hg_event *ev, uint64_t rec);

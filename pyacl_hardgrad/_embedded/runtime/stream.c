@@ -3,6 +3,7 @@
  * Hand-off is tuned for short tasks: the worker polls briefly (hg_rt.spin_ns) for new
  * work before parking on a condition variable, and a synchronising caller polls the
  * "completed" sequence number briefly before parking.  Idle streams sleep. */
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,7 @@ static void run_task(hg_task *t)
     }
 }
 
-/* Poll `cond(arg)` for up to spin_ns; true as soon as it holds. */
-static bool spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
+bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
 {
     if (cond(arg))
         return true;
@@ -55,8 +55,13 @@ static bool spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
         HG_CPU_RELAX();
         if (cond(arg))
             return true;
-        if ((i & 63u) == 0 && hg_now_ns() >= deadline)
-            return false;
+        if ((i & 63u) == 0) {
+            if (hg_now_ns() >= deadline)
+                return false;
+            /* when CPUs are oversubscribed the thread we wait for may need ours */
+            if (i >= 1024u)
+                sched_yield();
+        }
     }
 }
 
@@ -85,7 +90,7 @@ static void *worker_main(void *p)
     uint64_t spin = hg_rt.spin_ns;
     for (;;) {
         seq_wait w = {s, taken};
-        if (!spin_until(has_work, &w, spin)) {
+        if (!hg_spin_until(has_work, &w, spin)) {
             pthread_mutex_lock(&s->qmu);
             while (s->head == s->tail && !atomic_load(&s->stop)) {
                 s->sleeping = 1;
@@ -108,6 +113,7 @@ static void *worker_main(void *p)
 
         run_task(&t);
         taken = t.seq;
+        HG_HAPPENS_BEFORE(&s->completed);
         atomic_store(&s->completed, t.seq); /* seq_cst: pairs with waiters below */
         if (atomic_load(&s->waiters) > 0) {
             pthread_mutex_lock(&s->done_mu);
@@ -137,6 +143,10 @@ hg_stream *hg_stream_new(int device, bool is_default, aclError *err)
     atomic_init(&s->submitted, 0);
     atomic_init(&s->completed, 0);
     atomic_init(&s->waiters, 0);
+    HG_ATOMIC_FIELD(&s->stop);
+    HG_ATOMIC_FIELD(&s->submitted);
+    HG_ATOMIC_FIELD(&s->completed);
+    HG_ATOMIC_FIELD(&s->waiters);
     pthread_mutex_init(&s->qmu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_mutex_init(&s->done_mu, NULL);
@@ -164,6 +174,8 @@ hg_stream *hg_stream_new(int device, bool is_default, aclError *err)
 
 static void stream_free(hg_stream *s)
 {
+    HG_FORGET(&s->refs);
+    HG_FORGET(&s->completed);
     pthread_mutex_destroy(&s->qmu);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->done_mu);
@@ -174,8 +186,13 @@ static void stream_free(hg_stream *s)
 
 void hg_stream_release(hg_stream *s)
 {
-    if (s && atomic_fetch_sub(&s->refs, 1) == 1)
+    if (!s)
+        return;
+    HG_HAPPENS_BEFORE(&s->refs);
+    if (atomic_fetch_sub(&s->refs, 1) == 1) {
+        HG_HAPPENS_AFTER(&s->refs);
         stream_free(s);
+    }
 }
 
 hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool create, aclError *err)
@@ -248,14 +265,15 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
 void hg_stream_sync(hg_stream *s)
 {
     seq_wait w = {s, atomic_load_explicit(&s->submitted, memory_order_acquire)};
-    if (spin_until(reached, &w, hg_rt.spin_ns))
-        return;
-    atomic_fetch_add(&s->waiters, 1); /* seq_cst: the worker sees it or we see completed */
-    pthread_mutex_lock(&s->done_mu);
-    while (atomic_load(&s->completed) < w.seq)
-        pthread_cond_wait(&s->done_cv, &s->done_mu);
-    pthread_mutex_unlock(&s->done_mu);
-    atomic_fetch_sub(&s->waiters, 1);
+    if (!hg_spin_until(reached, &w, hg_rt.spin_ns)) {
+        atomic_fetch_add(&s->waiters, 1); /* seq_cst: the worker sees it or we see completed */
+        pthread_mutex_lock(&s->done_mu);
+        while (atomic_load(&s->completed) < w.seq)
+            pthread_cond_wait(&s->done_cv, &s->done_mu);
+        pthread_mutex_unlock(&s->done_mu);
+        atomic_fetch_sub(&s->waiters, 1);
+    }
+    HG_HAPPENS_AFTER(&s->completed);
 }
 
 void hg_stream_shutdown(hg_stream *s)

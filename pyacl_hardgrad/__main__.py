@@ -1,0 +1,117 @@
+"""``python -m pyacl_hardgrad``: info | --includes | --libdir | samples."""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ._paths import get_include, get_library_dir
+
+SAMPLES = ("test_aclnn_hardtanh_grad.py", "hardtanh_grad_idiomatic.py",
+           "test_aclnn_hard_sigmoid_grad.py", "hardsigmoid_grad_idiomatic.py")
+_HARDTANH = (0, 0, 0, 3, 0, 5, 0, 0)
+_HARDSIGMOID = (0, 1 / 6, 2 / 6, 0, 0, 0, 0, 0)
+EXPECTED = {
+    "test_aclnn_hardtanh_grad.py": _HARDTANH, "hardtanh_grad_idiomatic.py": _HARDTANH,
+    "test_aclnn_hard_sigmoid_grad.py": _HARDSIGMOID, "hardsigmoid_grad_idiomatic.py": _HARDSIGMOID,
+}
+
+
+def expected_output(name: str) -> str:
+    return "".join("result[%d] is: %f\n" % (i, v) for i, v in enumerate(EXPECTED[name]))
+
+
+def examples_dir() -> Path:
+    """The installed copy of examples/, else the source tree's."""
+    pkg = Path(__file__).resolve().parent
+    for d in (pkg / "examples", pkg.parent / "examples"):
+        if all((d / s).is_file() for s in SAMPLES):
+            return d
+    raise FileNotFoundError(f"the sample ports were not found in {pkg / 'examples'} or {pkg.parent / 'examples'}")
+
+
+def run_samples(verbose: bool = False, directory: str | os.PathLike | None = None) -> int:
+    d = Path(directory) if directory else examples_dir()
+    failures = 0
+    for name in SAMPLES:
+        proc = subprocess.run([sys.executable, str(d / name)], capture_output=True, text=True, timeout=120)
+        ok = proc.returncode == 0 and proc.stdout == expected_output(name)
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}")
+        if verbose or not ok:
+            sys.stdout.write(proc.stdout)
+            if not ok:
+                sys.stdout.write(f"--- expected ---\n{expected_output(name)}--- stderr ---\n{proc.stderr}")
+    print(f"{len(SAMPLES) - failures}/{len(SAMPLES)} samples match")
+    return 1 if failures else 0
+
+
+def info() -> int:
+    from . import __version__
+    from ._binding import BACKEND, ffi, lib
+    print(f"pyacl_hardgrad {__version__}")
+    print(f"backend:      {BACKEND.name}{' (embedded runtime)' if BACKEND.is_embedded else ''}")
+    if BACKEND.root:
+        print(f"CANN root:    {BACKEND.root}")
+    print("libraries:")
+    for f in BACKEND.library_files:
+        print(f"  {f}")
+    if BACKEND.missing_functions:
+        print(f"missing:      {', '.join(BACKEND.missing_functions)}")
+    v = lib.hgEmbeddedVersion()
+    if v != ffi.NULL:
+        print(f"embedded:     {ffi.string(v).decode()}")
+    from .errors import AclError
+    from .runtime import Runtime
+    try:
+        with Runtime():
+            major, minor, patch = ffi.new("int32_t *"), ffi.new("int32_t *"), ffi.new("int32_t *")
+            if lib.aclrtGetVersion(major, minor, patch) == 0:
+                print(f"ACL version:  {major[0]}.{minor[0]}.{patch[0]}")
+            from .device import device_count
+            n = device_count()
+            print(f"devices:      {n}")
+            if n:
+                lib.aclrtSetDevice(0)
+                soc = lib.aclrtGetSocName()
+                print(f"SoC:          {ffi.string(soc).decode() if soc != ffi.NULL else '(unknown)'}")
+                lib.aclrtResetDevice(0)
+    except AclError as exc:
+        print(f"runtime:      {exc}")
+    print(f"include dir:  {get_include()}")
+    print(f"library dir:  {get_library_dir()}")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad",
+                                 description="CANN's C API from Python: build flags, backend info, samples.")
+    ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
+    ap.add_argument("--libdir", action="store_true", help="print the folder of libascendcl/libnnopbase/libopapi")
+    ap.add_argument("--libs", action="store_true", help="print the -L/-l/-rpath link flags")
+    sub = ap.add_subparsers(dest="command")
+    sub.add_parser("info", help="backend, library files, SoC, device count, version")
+    sp = sub.add_parser("samples", help="run the four sample ports and check their output")
+    sp.add_argument("-v", "--verbose", action="store_true")
+    sp.add_argument("--dir", help="folder holding the sample scripts")
+    args = ap.parse_args(argv)
+    if args.includes or args.libdir or args.libs:
+        if args.includes:
+            print(f"-I{get_include()}")
+        if args.libdir:
+            print(get_library_dir())
+        if args.libs:
+            d = get_library_dir()
+            print(f"-L{d} -lascendcl -lnnopbase -lopapi -Wl,-rpath,{d}")
+        return 0
+    if args.command == "samples":
+        return run_samples(args.verbose, args.dir)
+    if args.command == "info" or args.command is None:
+        return info()
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,370 @@
+// pyacl_hardgrad benchmark, C++ side: the loops `python -m pyacl_hardgrad bench` times from
+// Python, written directly against the C API, so the two can be compared call for call.
+//
+// Build (the bench does this itself and caches the binary):
+//   c++ -O2 cpp_loop.cpp -I<include> -L<lib> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib>
+// Run:
+//   cpp_loop --sizes 8,4096 --dtypes float32,float16,bfloat16 --ops hardtanh,hardsigmoid
+//            --repeat 5 --target-ms 40
+// Prints one JSON object on stdout: the per-call cost of aclrtGetDevice and, for every
+// (op, dtype, size), two modes:
+//   fresh: phase 1 (GetWorkspaceSize) + phase 2 + aclrtSynchronizeStream per call;
+//   plan:  phase 1 once, aclSetAclOpExecutorRepeatable, then phase 2 + sync per call.
+// Each measurement is calibrated to about target-ms per repeat; median and min are per call.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_hardsigmoid_backward.h"
+#include "aclnnop/aclnn_hardtanh_backward.h"
+
+namespace {
+
+struct Options {
+    std::vector<int64_t> sizes{8, 4096};
+    std::vector<std::string> dtypes{"float32"};
+    std::vector<std::string> ops{"hardtanh", "hardsigmoid"};
+    int repeat = 5;
+    double targetMs = 40.0;
+};
+
+struct Stats {
+    double medianNs = 0;
+    double minNs = 0;
+    long iters = 0;
+};
+
+// Set by the first failing call; the program then reports it and exits with status 1.
+std::string g_error;
+
+bool Ok(const char *what, int rc)
+{
+    if (rc == 0) {
+        return true;
+    }
+    if (g_error.empty()) {
+        const char *msg = aclGetRecentErrMsg();
+        g_error = std::string(what) + " returned " + std::to_string(rc) + ": " + (msg ? msg : "");
+    }
+    return false;
+}
+
+int64_t NowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::vector<std::string> Split(const char *s)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char *p = s; *p; ++p) {
+        if (*p == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += *p;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+// Runs body(k) (k iterations, returns false on error): one warm-up, a calibration that
+// picks k so one repeat lasts about targetNs, then `repeat` timed repeats.
+template <typename Body>
+bool Measure(Body body, int repeat, double targetNs, Stats *st)
+{
+    if (!body(1)) return false;
+    long k = 1;
+    double perCall = 0;
+    for (;;) {
+        int64_t t0 = NowNs();
+        if (!body(k)) return false;
+        double el = static_cast<double>(NowNs() - t0);
+        perCall = el / static_cast<double>(k);
+        if (el >= targetNs / 8 || k >= (1L << 30)) break;
+        k *= 8;
+    }
+    k = std::max(1L, static_cast<long>(targetNs / std::max(perCall, 1.0)));
+    std::vector<double> v;
+    for (int r = 0; r < repeat; ++r) {
+        int64_t t0 = NowNs();
+        if (!body(k)) return false;
+        v.push_back(static_cast<double>(NowNs() - t0) / static_cast<double>(k));
+    }
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    st->medianNs = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    st->minNs = v[0];
+    st->iters = k;
+    return true;
+}
+
+aclDataType AclDtype(const std::string &name, size_t *itemsize)
+{
+    if (name == "float16") {
+        *itemsize = 2;
+        return ACL_FLOAT16;
+    }
+    if (name == "bfloat16") {
+        *itemsize = 2;
+        return ACL_BF16;
+    }
+    *itemsize = 4;
+    return ACL_FLOAT;
+}
+
+// Encodes v (a multiple of 1/8 in [-4, 4], exact in every dtype) into dtype's bits.
+void Encode(float v, aclDataType dt, unsigned char *dst)
+{
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    if (dt == ACL_FLOAT) {
+        std::memcpy(dst, &b, 4);
+        return;
+    }
+    uint16_t h;
+    if (dt == ACL_BF16) {
+        h = static_cast<uint16_t>(b >> 16);
+    } else if ((b & 0x7fffffffu) == 0) {
+        h = static_cast<uint16_t>(b >> 16);
+    } else {
+        uint32_t sign = (b >> 16) & 0x8000u;
+        int32_t exp = static_cast<int32_t>((b >> 23) & 0xffu) - 127 + 15;
+        h = static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((b & 0x7fffffu) >> 13));
+    }
+    std::memcpy(dst, &h, 2);
+}
+
+struct Buffers {
+    void *dev[3] = {nullptr, nullptr, nullptr};   // grad, self, out
+    aclTensor *t[3] = {nullptr, nullptr, nullptr};
+
+    ~Buffers()
+    {
+        for (int i = 0; i < 3; ++i) {
+            if (t[i]) aclDestroyTensor(t[i]);
+            if (dev[i]) aclrtFree(dev[i]);
+        }
+    }
+};
+
+bool MakeBuffers(int64_t n, aclDataType dt, size_t itemsize, Buffers *b)
+{
+    size_t bytes = static_cast<size_t>(n) * itemsize;
+    std::vector<unsigned char> host(bytes);
+    uint32_t seed = 12345u;
+    for (int i = 0; i < 3; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+            seed = seed * 1664525u + 1013904223u;
+            float v = static_cast<float>(static_cast<int>((seed >> 8) % 65u) - 32) / 8.0f;
+            Encode(v, dt, host.data() + static_cast<size_t>(j) * itemsize);
+        }
+        if (!Ok("aclrtMalloc", aclrtMalloc(&b->dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST))) return false;
+        if (!Ok("aclrtMemcpy", aclrtMemcpy(b->dev[i], bytes, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE))) {
+            return false;
+        }
+        int64_t shape[1] = {n};
+        int64_t strides[1] = {1};
+        b->t[i] = aclCreateTensor(shape, 1, dt, strides, 0, ACL_FORMAT_ND, shape, 1, b->dev[i]);
+        if (!b->t[i]) return Ok("aclCreateTensor", -1);
+    }
+    return true;
+}
+
+struct Workspace {
+    void *ptr = nullptr;
+    uint64_t size = 0;
+
+    bool Ensure(uint64_t need)
+    {
+        if (need <= size) return true;
+        if (ptr) aclrtFree(ptr);
+        ptr = nullptr;
+        size = 0;
+        if (!Ok("aclrtMalloc workspace", aclrtMalloc(&ptr, need, ACL_MEM_MALLOC_HUGE_FIRST))) return false;
+        size = need;
+        return true;
+    }
+    ~Workspace()
+    {
+        if (ptr) aclrtFree(ptr);
+    }
+};
+
+struct OpCall {
+    bool hardtanh;
+    const Buffers *b;
+    aclScalar *lo;
+    aclScalar *hi;
+
+    int Phase1(uint64_t *ws, aclOpExecutor **ex) const
+    {
+        if (hardtanh) {
+            return aclnnHardtanhBackwardGetWorkspaceSize(b->t[0], b->t[1], lo, hi, b->t[2], ws, ex);
+        }
+        return aclnnHardsigmoidBackwardGetWorkspaceSize(b->t[0], b->t[1], b->t[2], ws, ex);
+    }
+    int Phase2(void *ws, uint64_t size, aclOpExecutor *ex, aclrtStream s) const
+    {
+        return hardtanh ? aclnnHardtanhBackward(ws, size, ex, s) : aclnnHardsigmoidBackward(ws, size, ex, s);
+    }
+};
+
+void PrintStats(const char *key, const Stats &s)
+{
+    std::printf("\"%s\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}", key, s.medianNs, s.minNs,
+                s.iters);
+}
+
+bool Run(const Options &o, aclrtStream stream, std::string *json)
+{
+    const double targetNs = o.targetMs * 1e6;
+    float loV = -1.0f, hiV = 1.0f;
+    aclScalar *lo = aclCreateScalar(&loV, ACL_FLOAT);
+    aclScalar *hi = aclCreateScalar(&hiV, ACL_FLOAT);
+    bool ok = lo && hi;
+    if (!ok) Ok("aclCreateScalar", -1);
+    Workspace ws;
+    char line[512];
+    bool first = true;
+    for (size_t di = 0; ok && di < o.dtypes.size(); ++di) {
+        size_t itemsize = 0;
+        aclDataType dt = AclDtype(o.dtypes[di], &itemsize);
+        for (size_t si = 0; ok && si < o.sizes.size(); ++si) {
+            Buffers b;
+            if (!MakeBuffers(o.sizes[si], dt, itemsize, &b)) {
+                ok = false;
+                break;
+            }
+            for (size_t oi = 0; ok && oi < o.ops.size(); ++oi) {
+                OpCall call{o.ops[oi] == "hardtanh", &b, lo, hi};
+                Stats fresh, plan;
+                ok = Measure(
+                    [&](long k) {
+                        for (long i = 0; i < k; ++i) {
+                            uint64_t size = 0;
+                            aclOpExecutor *ex = nullptr;
+                            if (!Ok("phase 1", call.Phase1(&size, &ex))) return false;
+                            if (!ws.Ensure(size)) return false;
+                            if (!Ok("phase 2", call.Phase2(size ? ws.ptr : nullptr, size, ex, stream))) {
+                                return false;
+                            }
+                            if (!Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(stream))) return false;
+                        }
+                        return true;
+                    },
+                    o.repeat, targetNs, &fresh);
+                if (!ok) break;
+                uint64_t size = 0;
+                aclOpExecutor *ex = nullptr;
+                ok = Ok("phase 1", call.Phase1(&size, &ex)) &&
+                     Ok("aclSetAclOpExecutorRepeatable", aclSetAclOpExecutorRepeatable(ex)) && ws.Ensure(size);
+                if (ok) {
+                    ok = Measure(
+                        [&](long k) {
+                            for (long i = 0; i < k; ++i) {
+                                if (!Ok("phase 2", call.Phase2(size ? ws.ptr : nullptr, size, ex, stream))) {
+                                    return false;
+                                }
+                                if (!Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(stream))) return false;
+                            }
+                            return true;
+                        },
+                        o.repeat, targetNs, &plan);
+                }
+                if (ex) aclDestroyAclOpExecutor(ex);
+                if (!ok) break;
+                std::snprintf(line, sizeof line, "%s\n  {\"op\": \"%s\", \"dtype\": \"%s\", \"size\": %lld, ",
+                              first ? "" : ",", o.ops[oi].c_str(), o.dtypes[di].c_str(),
+                              static_cast<long long>(o.sizes[si]));
+                *json += line;
+                std::snprintf(line, sizeof line,
+                              "\"fresh\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}, "
+                              "\"plan\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}}",
+                              fresh.medianNs, fresh.minNs, fresh.iters, plan.medianNs, plan.minNs, plan.iters);
+                *json += line;
+                first = false;
+            }
+        }
+    }
+    if (lo) aclDestroyScalar(lo);
+    if (hi) aclDestroyScalar(hi);
+    return ok;
+}
+
+bool ParseArgs(int argc, char **argv, Options *o)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string k = argv[i];
+        const char *v = argv[i + 1];
+        if (k == "--sizes") {
+            o->sizes.clear();
+            for (const std::string &s : Split(v)) o->sizes.push_back(std::strtoll(s.c_str(), nullptr, 10));
+        } else if (k == "--dtypes") {
+            o->dtypes = Split(v);
+        } else if (k == "--ops") {
+            o->ops = Split(v);
+        } else if (k == "--repeat") {
+            o->repeat = std::max(1, std::atoi(v));
+        } else if (k == "--target-ms") {
+            o->targetMs = std::max(0.001, std::atof(v));
+        } else {
+            return false;
+        }
+    }
+    return argc % 2 == 1;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (!ParseArgs(argc, argv, &o)) {
+        std::fprintf(stderr, "usage: %s [--sizes N,..] [--dtypes ..] [--ops ..] [--repeat N] [--target-ms MS]\n",
+                     argv[0]);
+        return 2;
+    }
+    aclrtStream stream = nullptr;
+    bool ok = Ok("aclInit", aclInit(nullptr)) && Ok("aclrtSetDevice", aclrtSetDevice(0)) &&
+              Ok("aclrtCreateStream", aclrtCreateStream(&stream));
+    Stats trivial;
+    std::string results;
+    if (ok) {
+        int32_t dev = -1;
+        ok = Measure(
+            [&](long k) {
+                for (long i = 0; i < k; ++i) {
+                    if (aclrtGetDevice(&dev) != 0) return Ok("aclrtGetDevice", -1);
+                    // keep the compiler from merging or hoisting the calls
+                    __asm__ __volatile__("" : : "r"(&dev) : "memory");
+                }
+                return true;
+            },
+            o.repeat, o.targetMs * 1e6, &trivial);
+    }
+    ok = ok && Run(o, stream, &results);
+    if (stream) aclrtDestroyStream(stream);
+    aclrtResetDevice(0);
+    aclFinalize();
+    if (!ok) {
+        std::string msg;
+        for (char c : g_error) msg += (c == '"' || c == '\\') ? ' ' : c;
+        std::printf("{\"error\": \"%s\"}\n", msg.c_str());
+        return 1;
+    }
+    std::printf("{");
+    PrintStats("trivial_call", trivial);
+    std::printf(",\n \"results\": [%s\n]}\n", results.c_str());
+    return 0;
+}

@@ -1,0 +1,208 @@
+"""Handles: close(), with, idempotent close, use-after-close, finalizers, dependencies."""
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+
+def _counts(hg):
+    gc.collect()
+    return hg.live_counts()
+
+
+def test_runtime_nesting_is_reference_counted(hg):
+    base = hg.runtime_reference_count()
+    with hg.Runtime() as a:
+        with hg.Runtime():
+            assert hg.runtime_reference_count() == base + 2
+        assert hg.runtime_reference_count() == base + 1
+        assert not a.closed
+    assert a.closed and hg.runtime_reference_count() == base
+    a.close()                       # idempotent
+    assert hg.runtime_reference_count() == base
+
+
+def test_device_stream_event_memory_lifecycle(hg):
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        assert dev.soc_name
+        free, total = dev.mem_info()
+        assert 0 < free <= total
+        with dev.create_stream() as s, dev.create_event() as ev, dev.allocate(64) as mem:
+            assert _counts(hg)["streams"] == before["streams"] + 1
+            assert _counts(hg)["events"] == before["events"] + 1
+            assert _counts(hg)["deviceAllocations"] == before["deviceAllocations"] + 1
+            assert int(mem) != 0 and mem.nbytes == 64
+            mem.copy_from_host(bytes(range(64)))
+            assert bytes(mem.copy_to_host()) == bytes(range(64))
+            mem.memset(7, 8, offset=8)
+            assert bytes(mem.copy_to_host(nbytes=16)) == bytes(range(8)) + b"\x07" * 8
+            out = bytearray(64)
+            mem.copy_to_host(out, stream=s)
+            s.synchronize()
+            assert out[8:16] == b"\x07" * 8
+            ev.record(s)
+            ev.synchronize()
+            assert ev.query() is True
+            e2 = s.record()
+            e2.synchronize()
+            assert ev.elapsed_time(e2) >= 0.0
+            e2.close()
+            s.wait(ev)
+            dev.synchronize()
+        assert s.closed and ev.closed and mem.closed
+    assert _counts(hg) == before
+
+
+def test_close_is_idempotent_and_use_after_close_raises(hg):
+    with hg.Device(0) as dev:
+        s = dev.create_stream()
+        t = hg.Tensor(np.ones(4, np.float32), dev)
+        sc = hg.Scalar(1.5)
+        for obj in (s, t, sc):
+            obj.close()
+            obj.close()
+            assert obj.closed
+        with pytest.raises(hg.ClosedError):
+            s.synchronize()
+        with pytest.raises(hg.ClosedError):
+            s.handle          # never NULL for a closed stream (NULL is ACL's default stream)
+        with pytest.raises(hg.ClosedError):
+            t.numpy()
+        with pytest.raises(hg.ClosedError):
+            hg.hardtanh_backward(t, t)
+        with pytest.raises(hg.ClosedError):
+            sc.handle
+    with pytest.raises(hg.ClosedError):
+        dev.create_stream()
+    with pytest.raises(hg.ClosedError):
+        dev.allocate(1)
+
+
+def test_exception_inside_with_releases_and_propagates(hg):
+    before = _counts(hg)
+    with pytest.raises(KeyError):
+        with hg.Device(0) as dev, dev.create_stream(), hg.Tensor(np.zeros(3, np.float32), dev), hg.Scalar(2.0):
+            raise KeyError("boom")
+    assert _counts(hg) == before
+
+
+def test_finalizer_frees_exactly_once(hg):
+    before = _counts(hg)
+    dev = hg.Device(0)
+    t = hg.Tensor(np.arange(6, dtype=np.float32), dev)
+    s = dev.create_stream()
+    sc = hg.Scalar(3, "int64")
+    mid = _counts(hg)
+    assert mid["tensors"] == before["tensors"] + 1 and mid["scalars"] == before["scalars"] + 1
+    t.close()                        # explicit close, then the finalizer must not free again
+    del t, s, sc, dev
+    after = _counts(hg)
+    assert after == before           # nothing freed twice (a double free would go negative / raise)
+    assert all(v >= 0 for v in after.values())
+
+
+def test_stream_keeps_device_alive(hg):
+    dev = hg.Device(0)
+    s = dev.create_stream()
+    dev.close()
+    assert dev.closed
+    s.synchronize()                  # device still set: the stream holds it
+    t = hg.Tensor(np.full(2, 1.0, np.float32), dev._state)
+    assert t.numpy().tolist() == [1.0, 1.0]
+    t.close()
+    s.close()
+
+
+def test_tensor_keeps_memory_and_views_keep_tensor(hg):
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        base = hg.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4), dev)
+        v = base.T
+        row = base[1]
+        base.close()
+        np.testing.assert_array_equal(v.numpy(), np.arange(12, dtype=np.float32).reshape(3, 4).T)
+        np.testing.assert_array_equal(row.numpy(), [4, 5, 6, 7])
+        assert _counts(hg)["deviceAllocations"] == before["deviceAllocations"] + 1
+        v.close()
+        row.close()
+    assert _counts(hg) == before
+
+
+def test_from_device_pointer_does_not_own(hg):
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        mem = dev.allocate(16)
+        mem.copy_from_host(np.arange(4, dtype=np.float32))
+        t = hg.Tensor.from_device_pointer(int(mem), (2, 2), "float32", owner=mem)
+        mem.close()                  # t keeps the allocation alive through owner
+        np.testing.assert_array_equal(t.numpy(), [[0, 1], [2, 3]])
+        t.close()
+        foreign = dev.allocate(8)
+        t2 = hg.Tensor.from_device_pointer(int(foreign), (2,), "float32", strides=(1,))
+        t2.close()
+        assert not foreign.closed    # a wrapped pointer is never freed by the tensor
+        foreign.close()
+    assert _counts(hg) == before
+
+
+def test_plan_lifecycle(hg):
+    before = _counts(hg)
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
+        x = hg.Tensor(np.array([1, 1, 1, 2, 1, 2, 3, 3], np.float32), dev)
+        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, repeatable=True) as plan:
+            assert plan.workspace_size == 0
+            assert _counts(hg)["executors"] == before["executors"] + 1
+            for _ in range(3):
+                plan.run(stream=s)
+            np.testing.assert_array_equal(plan.out.numpy(), [0, 0, 0, 3, 0, 5, 0, 0])
+            out = plan.out
+        assert plan.closed
+        s.synchronize()
+        assert _counts(hg)["executors"] == before["executors"]
+        with pytest.raises(hg.ClosedError):
+            plan.run(stream=s)
+        one = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, out)
+        one.run(stream=s)
+        with pytest.raises(hg.PlanConsumedError):
+            one.run(stream=s)
+        one.close()
+        never = hg.HardsigmoidBackwardPlan(g, x, out)   # one-shot that never runs: destroyed on close
+        never.close()
+        for t in (g, x, out):
+            t.close()
+    assert _counts(hg) == before
+
+
+def test_closing_inputs_right_after_async_launch_is_safe(hg):
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
+        x = hg.Tensor(np.zeros(8, np.float32), dev)
+        out = hg.hardsigmoid_backward(g, x, stream=s)
+        g.close()
+        x.close()                    # memory stays until the stream has finished with it
+        np.testing.assert_allclose(out.numpy(), np.arange(8, dtype=np.float32) * np.float32(1 / 6))
+        out.close()
+
+
+def test_threads_each_with_their_own_stream(hg):
+    errors = []
+    with hg.Device(0) as dev:
+        def worker(k):
+            try:
+                with dev.create_stream() as s:
+                    for i in range(20):
+                        data = np.full(8, float(k * 100 + i), np.float32)
+                        with hg.Tensor(data, dev) as g, hg.Tensor(np.ones(8, np.float32) * 2, dev) as x:
+                            with hg.hardtanh_backward(g, x, 1.0, 3.0, stream=s) as out:
+                                np.testing.assert_array_equal(out.numpy(), data)
+            except Exception as exc:   # reported to the main thread
+                errors.append(exc)
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors
