@@ -38,8 +38,7 @@ def _toolchain() -> Toolchain:
     if libdir:
         inc = os.environ.get("PYACL_HARDGRAD_TEST_INCLUDE", str(REPO_ROOT / "include"))
         return Toolchain(Path(inc), Path(libdir))
-    import pyacl_hardgrad
-
+    pyacl_hardgrad = _import_installed()
     return Toolchain(Path(pyacl_hardgrad.get_include()), Path(pyacl_hardgrad.get_library_dir()))
 
 
@@ -99,8 +98,7 @@ def valgrind_available() -> bool:
 
 # ---- Python-layer fixtures (tests/test_py_*.py) ------------------------------------------------
 
-@pytest.fixture(scope="session")
-def hg():
+def _import_installed():
     """The installed pyacl_hardgrad package (never the source folder: it has no compiled parts)."""
     import sys
 
@@ -113,8 +111,13 @@ def hg():
     where = Path(pyacl_hardgrad.__file__).resolve()
     if REPO_ROOT / "pyacl_hardgrad" in where.parents:
         pytest.fail(f"pyacl_hardgrad was imported from the source tree ({where}); install it "
-                    "(pip install --no-build-isolation .) and run pytest with the installed package")
+                    "(pip install .) and run pytest with the installed package")
     return pyacl_hardgrad
+
+
+@pytest.fixture(scope="session")
+def hg():
+    return _import_installed()
 
 
 @pytest.fixture(scope="session", autouse=True)

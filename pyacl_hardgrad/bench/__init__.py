@@ -1,0 +1,72 @@
+"""``python -m pyacl_hardgrad bench``: how fast the operators run, and against what.
+
+Measures, for every (op, dtype, size): this package end to end from Python (one-call API
+with a fresh plan per call, and a repeatable plan), the same loops in C++ against the same
+libraries, PyTorch CPU, numpy and a same-size memory copy; plus the per-call cost of one
+trivial runtime call (our binding, ctypes, C) and resident memory over many small calls.
+Prints a table and, with ``--json PATH``, writes every number for machines.
+See docs/performance.md for the meaning of each column.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+
+from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
+                     run, size_label)
+
+__all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size"]
+
+
+def _csv(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default=",".join(size_label(n) for n in DEFAULT_SIZES),
+                    help="element counts, e.g. 8,4096,1M,16M (K/M suffixes, or 1<<20)")
+    ap.add_argument("--dtypes", default=",".join(DEFAULT_DTYPES), help="float32,float16,bfloat16")
+    ap.add_argument("--ops", default=",".join(DEFAULT_OPS), help="hardtanh,hardsigmoid")
+    ap.add_argument("--repeat", type=int, default=5, help="timed repeats per measurement (median, min)")
+    ap.add_argument("--target-ms", type=float, default=200.0,
+                    help="time spent per measurement after warm-up, split over the repeats")
+    ap.add_argument("--rss-calls", type=int, default=100000,
+                    help="small operator calls for the RSS check (0: skip); fewer if they would take "
+                         "longer than --rss-budget-s")
+    ap.add_argument("--rss-budget-s", type=float, default=30.0)
+    ap.add_argument("--json", metavar="PATH", help="write every measurement as JSON to PATH ('-': stdout)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--no-cpp", action="store_true", help="skip the C++ loop")
+    ap.add_argument("--no-torch", action="store_true", help="skip PyTorch")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    return ap
+
+
+def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(prog).parse_args(argv)
+    try:
+        sizes = [parse_size(s) for s in _csv(args.sizes)]
+    except ValueError as exc:
+        print(f"bench: bad --sizes: {exc}", file=sys.stderr)
+        return 2
+    result = run(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
+                 target_ms=args.target_ms, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
+                 cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet,
+                 command=" ".join([prog] + [shlex.quote(a) for a in argv]))
+    if args.json == "-":
+        json.dump(result, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_report(result, markdown=args.markdown))
+        if args.json:
+            tmp = f"{args.json}.tmp{os.getpid()}"
+            with open(tmp, "w") as f:
+                json.dump(result, f, indent=1)
+                f.write("\n")
+            os.replace(tmp, args.json)
+    return 0

@@ -1,0 +1,614 @@
+"""The measurements behind ``python -m pyacl_hardgrad bench``.
+
+Every number is a per-call time from ``time.perf_counter_ns`` around a tight loop: one
+warm-up call, a calibration that picks the loop count so one repeat lasts about
+``target_ms / repeat``, then ``repeat`` timed repeats; we keep the median and the min.
+All operator timings include the stream synchronisation (results are ready when counted).
+"""
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_SIZES = (8, 4096, 1 << 20, 1 << 24)
+DEFAULT_DTYPES = ("float32", "float16", "bfloat16")
+DEFAULT_OPS = ("hardtanh", "hardsigmoid")
+HARDTANH_MIN, HARDTANH_MAX = -1.0, 1.0
+SCHEMA = "pyacl_hardgrad-bench/1"
+# Each stream of the embedded runtime runs its kernels on one worker thread.
+OUR_KERNEL_THREADS = 1
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def parse_size(text: str) -> int:
+    """'8', '4K', '1M', '16M', '1<<20' -> element count."""
+    t = text.strip().upper()
+    if "<<" in t:
+        a, b = t.split("<<")
+        return int(a) << int(b)
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
+    n = int(t[:-1] if mult > 1 else t) * mult
+    if n <= 0:
+        raise ValueError(f"size must be positive: {text!r}")
+    return n
+
+
+def size_label(n: int) -> str:
+    for unit, v in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= v and n % v == 0:
+            return f"{n // v}{unit}"
+    return str(n)
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    if name in ("float32", "float16"):
+        return np.dtype(name)
+    raise ValueError(f"unsupported dtype {name!r} (float32, float16, bfloat16)")
+
+
+def measure(body, repeat: int, target_ns: float) -> dict:
+    """Time ``body(k)`` (k iterations); per-call median/min over ``repeat`` repeats."""
+    body(1)
+    per_rep = target_ns / max(repeat, 1)
+    k, per_call = 1, 0.0
+    while True:
+        t0 = time.perf_counter_ns()
+        body(k)
+        el = time.perf_counter_ns() - t0
+        per_call = el / k
+        if el >= per_rep / 8 or k >= 1 << 30:
+            break
+        k *= 8
+    k = max(1, int(per_rep / max(per_call, 1.0)))
+    times = []
+    for _ in range(max(repeat, 1)):
+        t0 = time.perf_counter_ns()
+        body(k)
+        times.append((time.perf_counter_ns() - t0) / k)
+    times.sort()
+    n = len(times)
+    med = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+    return {"median_ns": med, "min_ns": times[0], "iters": k, "repeats": n}
+
+
+def gbps(nbytes: float, ns: float | None) -> float | None:
+    return None if not ns else nbytes / ns     # bytes per ns == GB/s
+
+
+def rss_kib() -> int:
+    """Current resident set size (from /proc/self/statm), in KiB; ru_maxrss elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (OSError, ValueError, IndexError):
+        return maxrss_kib()
+
+
+def maxrss_kib() -> int:
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r // 1024 if sys.platform == "darwin" else r
+
+
+def _progress(quiet: bool, msg: str) -> None:
+    if not quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- the C++ loop
+
+def _library_dir() -> str:
+    from .._binding import BACKEND
+    return os.path.dirname(BACKEND.library_files[0])
+
+
+def find_compiler() -> str | None:
+    cxx = os.environ.get("CXX")
+    if cxx:
+        return cxx
+    for name in ("c++", "g++", "clang++"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def build_cpp_loop(cache_dir: str | os.PathLike | None = None) -> Path:
+    """Compile cpp_loop.cpp with CANN's link line (cached by source, headers, paths, compiler)."""
+    from .._paths import get_include
+    src = Path(__file__).with_name("cpp_loop.cpp")
+    inc, libdir = get_include(), _library_dir()
+    cxx = find_compiler()
+    if cxx is None:
+        raise RuntimeError("no C++ compiler found (set CXX)")
+    flags = ["-O2", "-std=c++11"]
+    h = hashlib.sha256()
+    h.update(src.read_bytes())
+    for p in sorted(Path(inc).rglob("*.h")):
+        h.update(str(p).encode() + p.read_bytes())
+    h.update("\0".join([inc, libdir, cxx, *flags]).encode())
+    cache = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / f"pyacl_hardgrad-bench-{os.getuid()}"
+    cache.mkdir(parents=True, exist_ok=True)
+    exe = cache / f"cpp_loop-{h.hexdigest()[:16]}"
+    if exe.exists():
+        return exe
+    tmp = cache / f".{exe.name}.{os.getpid()}"
+    cmd = [cxx, *flags, str(src), f"-I{inc}", f"-L{libdir}", "-lascendcl", "-lnnopbase", "-lopapi",
+           f"-Wl,-rpath,{libdir}", "-o", str(tmp)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"compiling the C++ loop failed:\n{' '.join(cmd)}\n{proc.stderr}")
+    os.replace(tmp, exe)
+    return exe
+
+
+def run_cpp_loop(sizes, dtypes, ops, repeat: int, target_ms: float, timeout: float = 900) -> dict:
+    """{'binary', 'trivial_call', 'results'} from the C++ program, or {'error': ...}."""
+    try:
+        exe = build_cpp_loop()
+    except (RuntimeError, OSError) as exc:
+        return {"error": str(exc)}
+    cmd = [str(exe), "--sizes", ",".join(map(str, sizes)), "--dtypes", ",".join(dtypes),
+           "--ops", ",".join(ops), "--repeat", str(repeat), "--target-ms", f"{target_ms / max(repeat, 1):.3f}"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        data = json.loads(proc.stdout)
+    except (subprocess.TimeoutExpired, ValueError) as exc:
+        return {"error": f"running {exe} failed: {exc}"}
+    if proc.returncode != 0 or "error" in data:
+        return {"error": data.get("error", f"exit status {proc.returncode}: {proc.stderr.strip()}")}
+    data["binary"] = str(exe)
+    return data
+
+
+# ---------------------------------------------------------------------------- the Python side
+
+def _make_inputs(n: int, dt: np.dtype, seed: int = 0):
+    """gradOutput and self: uniform in [-4, 4], so both operators take both branches."""
+    rng = np.random.default_rng(seed)
+    g = rng.uniform(-4.0, 4.0, n).astype(np.float32).astype(dt)
+    x = rng.uniform(-4.0, 4.0, n).astype(np.float32).astype(dt)
+    return g, x
+
+
+def numpy_op(op: str, g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The operators' math in numpy (np.where based, fp32 compare/compute as the kernels do)."""
+    xf = x.astype(np.float32, copy=False)
+    if op == "hardtanh":
+        keep = ((xf > np.float32(HARDTANH_MIN)) & (xf < np.float32(HARDTANH_MAX))) | np.isnan(xf)
+        return np.where(keep, g, np.zeros((), g.dtype))
+    t = xf * np.float32(1.0 / 6.0)
+    t += np.float32(0.5)
+    r = g.astype(np.float32) * np.float32(1.0 / 6.0)
+    return np.where((t > 0) & (t < 1), r, np.float32(0)).astype(g.dtype)
+
+
+def trivial_calls(repeat: int, target_ns: float) -> dict:
+    """Per-call cost of aclrtGetDevice through our binding, through ctypes, and of an empty loop."""
+    import ctypes
+
+    from .._binding import BACKEND, ffi, lib
+    buf = ffi.new("int32_t *")
+    f = lib.aclrtGetDevice
+    if f(buf) != 0:
+        raise RuntimeError("aclrtGetDevice failed: no device is current on this thread")
+
+    def cffi_body(k):
+        for _ in range(k):
+            f(buf)
+
+    cl = ctypes.CDLL(BACKEND.library_files[0])
+    cf = cl.aclrtGetDevice
+    cf.argtypes = [ctypes.POINTER(ctypes.c_int32)]
+    cf.restype = ctypes.c_int
+    cval = ctypes.c_int32(-1)
+    cptr = ctypes.pointer(cval)
+
+    def ctypes_body(k):
+        for _ in range(k):
+            cf(cptr)
+
+    def empty_body(k):
+        for _ in range(k):
+            pass
+
+    out = {"binding": measure(cffi_body, repeat, target_ns), "ctypes": measure(ctypes_body, repeat, target_ns),
+           "python_loop": measure(empty_body, repeat, target_ns)}
+    if cval.value != buf[0]:
+        raise RuntimeError("ctypes and the binding disagree on the current device")
+    return out
+
+
+def _python_op_bodies(hg, op, g, x, o, stream):
+    """(fresh-plan body, repeatable plan) for our package."""
+    sync = stream.synchronize
+    if op == "hardtanh":
+        fn = hg.hardtanh_backward
+        lo, hi = HARDTANH_MIN, HARDTANH_MAX
+
+        def fresh(k):
+            for _ in range(k):
+                fn(g, x, lo, hi, out=o, stream=stream)
+                sync()
+        plan = hg.HardtanhBackwardPlan(g, x, lo, hi, o, repeatable=True)
+    else:
+        fn = hg.hardsigmoid_backward
+
+        def fresh(k):
+            for _ in range(k):
+                fn(g, x, out=o, stream=stream)
+                sync()
+        plan = hg.HardsigmoidBackwardPlan(g, x, o, repeatable=True)
+    return fresh, plan
+
+
+def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
+    import torch
+    from_np = torch.from_numpy
+
+    def tt(a):
+        if a.dtype == numpy_dtype("bfloat16"):
+            return from_np(a.view(np.int16)).view(torch.bfloat16)
+        return from_np(a)
+    tg, tx = tt(g), tt(x)
+    to = torch.empty_like(tg)
+    if op == "hardtanh":
+        f = torch.ops.aten.hardtanh_backward.grad_input
+
+        def body(k):
+            for _ in range(k):
+                f(tg, tx, HARDTANH_MIN, HARDTANH_MAX, grad_input=to)
+    else:
+        f = torch.ops.aten.hardsigmoid_backward.grad_input
+
+        def body(k):
+            for _ in range(k):
+                f(tg, tx, grad_input=to)
+    saved = torch.get_num_threads()
+    out = {}
+    try:
+        for label, n in threads_list:
+            torch.set_num_threads(n)
+            out[label] = measure(body, repeat, target_ns)
+            out[label]["threads"] = n
+    finally:
+        torch.set_num_threads(saved)
+    return out
+
+
+def _check_result(op, ours: np.ndarray, ref: np.ndarray) -> bool:
+    if op == "hardtanh":
+        return bool(np.array_equal(ours.view(np.uint8), ref.view(np.uint8)))
+    a, b = ours.astype(np.float32), ref.astype(np.float32)
+    return bool(np.allclose(a, b, rtol=1e-2, atol=1e-6))
+
+
+def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
+    """RSS before/after ``calls`` one-call hardtanh_backward runs on 8-element float32 tensors."""
+    g = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
+    x = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
+    o = hg.empty((8,), "float32", device)
+    fn, sync = hg.hardtanh_backward, stream.synchronize
+    try:
+        warm = min(2000, max(calls // 10, 1))
+        t0 = time.perf_counter()
+        for _ in range(warm):
+            fn(g, x, HARDTANH_MIN, HARDTANH_MAX, out=o, stream=stream)
+            sync()
+        per_call = (time.perf_counter() - t0) / warm
+        n = calls
+        if per_call * calls > budget_s:
+            n = max(1000, int(budget_s / per_call))
+        gc.collect()
+        before, max_before = rss_kib(), maxrss_kib()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(g, x, HARDTANH_MIN, HARDTANH_MAX, out=o, stream=stream)
+            sync()
+        elapsed = time.perf_counter() - t0
+        gc.collect()
+        after, max_after = rss_kib(), maxrss_kib()
+    finally:
+        for t in (g, x, o):
+            t.close()
+    return {"requested_calls": calls, "calls": n, "reduced": n != calls, "warmup_calls": warm,
+            "seconds": elapsed, "rss_before_kib": before, "rss_after_kib": after,
+            "change_pct": 100.0 * (after - before) / before if before else None,
+            "maxrss_before_kib": max_before, "maxrss_after_kib": max_after}
+
+
+# ---------------------------------------------------------------------------- the run
+
+def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
+        rss_calls: int = 100000, rss_budget_s: float = 30.0, cpp: bool = True, torch_: bool = True,
+        quiet: bool = False, command: str | None = None) -> dict:
+    """Run every measurement; returns the JSON-able result (see docs/performance.md)."""
+    import pyacl_hardgrad as hg
+    from .._binding import BACKEND
+
+    t_start = time.perf_counter()
+    target_ns = target_ms * 1e6
+    sizes, dtypes, ops = list(sizes), list(dtypes), list(ops)
+    for d in dtypes:
+        numpy_dtype(d)
+    for op in ops:
+        if op not in DEFAULT_OPS:
+            raise ValueError(f"unknown op {op!r} (hardtanh, hardsigmoid)")
+    have_torch = False
+    if torch_:
+        try:
+            import torch
+            have_torch = True
+        except ImportError:
+            pass
+    torch_default = torch.get_num_threads() if have_torch else None
+    result = {
+        "schema": SCHEMA,
+        "command": command,
+        "machine": {"cpus": os.cpu_count(), "machine": platform.machine(), "platform": platform.platform(),
+                    "python": platform.python_version(), "numpy": np.__version__,
+                    "torch": torch.__version__ if have_torch else None,
+                    "loadavg_start": list(os.getloadavg())},
+        "backend": BACKEND.name, "library_files": list(BACKEND.library_files),
+        "settings": {"sizes": sizes, "dtypes": dtypes, "ops": ops, "repeat": repeat, "target_ms": target_ms,
+                     "rss_calls": rss_calls},
+        "threads": {"ours": OUR_KERNEL_THREADS, "torch_matched": OUR_KERNEL_THREADS, "torch_default": torch_default},
+    }
+
+    device = hg.Device(0)
+    stream = device.create_stream()
+    try:
+        _progress(quiet, "trivial calls ...")
+        result["trivial_call"] = trivial_calls(repeat, target_ns)
+
+        if cpp:
+            _progress(quiet, "C++ loop (compile + run) ...")
+            cpp_data = run_cpp_loop(sizes, dtypes, ops, repeat, target_ms)
+        else:
+            cpp_data = {"error": "skipped (--no-cpp)"}
+        result["cpp"] = {k: v for k, v in cpp_data.items() if k != "results"}
+        if "trivial_call" in cpp_data:
+            result["trivial_call"]["c"] = cpp_data["trivial_call"]
+        cpp_rows = {(r["op"], r["dtype"], r["size"]): r for r in cpp_data.get("results", ())}
+
+        rows, copies = [], []
+        for dname in dtypes:
+            dt = numpy_dtype(dname)
+            for n in sizes:
+                _progress(quiet, f"{dname} n={size_label(n)} ...")
+                g, x = _make_inputs(n, dt)
+                nbytes = n * dt.itemsize
+                dst = np.empty_like(g)
+                cp = measure(lambda k: [np.copyto(dst, g) for _ in range(k)], repeat, target_ns)
+                cp["gbps"] = gbps(2 * nbytes, cp["median_ns"])
+                copies.append({"dtype": dname, "size": n, **cp})
+                del dst
+                tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
+                to = hg.empty((n,), dname, device)
+                try:
+                    for op in ops:
+                        row = {"op": op, "dtype": dname, "size": n, "bytes_moved": 3 * nbytes}
+                        fresh, plan = _python_op_bodies(hg, op, tg, tx, to, stream)
+                        try:
+                            row["python_fresh"] = measure(fresh, repeat, target_ns)
+                            run_plan, sync = plan.run, stream.synchronize
+
+                            def plan_body(k):
+                                for _ in range(k):
+                                    run_plan(None, stream)
+                                    sync()
+                            row["python_plan"] = measure(plan_body, repeat, target_ns)
+                        finally:
+                            plan.close()
+                        ours = to.numpy()
+                        c = cpp_rows.get((op, dname, n))
+                        if c:
+                            row["cpp_fresh"], row["cpp_plan"] = c["fresh"], c["plan"]
+                        if have_torch:
+                            row.update(_torch_bench(op, g, x, (("torch_matched", OUR_KERNEL_THREADS),
+                                                                ("torch_default", torch_default)),
+                                                    repeat, target_ns))
+                        ref = [None]
+
+                        def np_body(k):
+                            for _ in range(k):
+                                ref[0] = numpy_op(op, g, x)
+                        row["numpy"] = measure(np_body, repeat, target_ns)
+                        row["matches_numpy"] = _check_result(op, ours, ref[0])
+                        row["copy"] = cp
+                        _derive(row)
+                        rows.append(row)
+                finally:
+                    for t in (tg, tx, to):
+                        t.close()
+                    stream.synchronize()
+                del g, x
+        result["results"], result["copy"] = rows, copies
+
+        if rss_calls > 0:
+            _progress(quiet, f"RSS over {rss_calls} calls ...")
+            result["rss"] = rss_over_calls(hg, device, stream, rss_calls, rss_budget_s)
+        else:
+            result["rss"] = None
+    finally:
+        stream.close()
+        device.close()
+    result["machine"]["loadavg_end"] = list(os.getloadavg())
+    result["targets"] = evaluate_targets(result)
+    result["elapsed_s"] = time.perf_counter() - t_start
+    return result
+
+
+def _med(row, key):
+    v = row.get(key)
+    return v["median_ns"] if v else None
+
+
+def _ratio(a, b):
+    return a / b if a and b else None
+
+
+def _derive(row: dict) -> None:
+    """Add GB/s and the ratios the targets use to one result row."""
+    for key in ("python_fresh", "python_plan", "cpp_fresh", "cpp_plan", "torch_matched", "torch_default", "numpy"):
+        if row.get(key):
+            row[key]["gbps"] = gbps(row["bytes_moved"], row[key]["median_ns"])
+    plan = _med(row, "python_plan")
+    row["ratios"] = {
+        "python_fresh_over_cpp_fresh": _ratio(_med(row, "python_fresh"), _med(row, "cpp_fresh")),
+        "python_plan_over_cpp_plan": _ratio(plan, _med(row, "cpp_plan")),
+        "speedup_vs_torch_matched": _ratio(_med(row, "torch_matched"), plan),
+        "speedup_vs_torch_default": _ratio(_med(row, "torch_default"), plan),
+        "speedup_vs_numpy": _ratio(_med(row, "numpy"), plan),
+        "fraction_of_copy_bandwidth": _ratio(row["python_plan"].get("gbps"), row["copy"].get("gbps")),
+    }
+
+
+def evaluate_targets(result: dict) -> list[dict]:
+    """The issue's targets, each with the worst measured case, met or not, and the margin."""
+    rows = result.get("results", [])
+    out = []
+
+    def add(name, want, cmp, cells):
+        cells = [(v, where) for v, where in cells if v is not None]
+        if not cells:
+            out.append({"target": name, "required": want, "measured": None, "met": None, "where": None,
+                        "margin": None})
+            return
+        worst = min(cells) if cmp == ">=" else max(cells)
+        v, where = worst
+        met = v >= want if cmp == ">=" else v <= want
+        out.append({"target": name, "required": f"{cmp} {want}", "measured": v, "met": met, "where": where,
+                    "margin": v / want})
+
+    big = [r for r in rows if r["size"] >= 1 << 20]
+    add("kernel throughput vs PyTorch CPU (matched threads), fp32/fp16, n >= 1M", 1.0, ">=",
+        [(r["ratios"]["speedup_vs_torch_matched"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
+         for r in big if r["dtype"] != "bfloat16"])
+    add("kernel throughput vs PyTorch CPU (matched threads), bf16, n >= 1M", 1.5, ">=",
+        [(r["ratios"]["speedup_vs_torch_matched"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
+         for r in big if r["dtype"] == "bfloat16"])
+    add("bandwidth (3 arrays) vs copy bandwidth, n >= 1M", 0.8, ">=",
+        [(r["ratios"]["fraction_of_copy_bandwidth"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
+         for r in big])
+    small = [r for r in rows if r["size"] == 8]
+    add("Python / C++ at 8 elements, fresh plan per call", 1.5, "<=",
+        [(r["ratios"]["python_fresh_over_cpp_fresh"], f"{r['op']} {r['dtype']}") for r in small])
+    add("Python / C++ at 8 elements, repeatable plan", 1.2, "<=",
+        [(r["ratios"]["python_plan_over_cpp_plan"], f"{r['op']} {r['dtype']}") for r in small])
+    tc = result.get("trivial_call") or {}
+    if tc.get("binding") and tc.get("ctypes"):
+        add("aclrtGetDevice: ctypes cost / binding cost", 3.0, ">=",
+            [(tc["ctypes"]["median_ns"] / tc["binding"]["median_ns"], "aclrtGetDevice")])
+    rss = result.get("rss")
+    if rss and rss.get("change_pct") is not None:
+        add(f"RSS change over {rss['calls']} calls, % (|change| <= 5)", 5.0, "<=",
+            [(abs(rss["change_pct"]), "hardtanh_backward 8 x float32")])
+    return out
+
+
+# ---------------------------------------------------------------------------- output
+
+def _us(ns):
+    if ns is None:
+        return "-"
+    us = ns / 1000.0
+    return f"{us:.3g}" if us < 1000 else f"{us:,.0f}"
+
+
+def _x(v, digits=2):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+COLUMNS = ("op", "dtype", "n", "py fresh", "py plan", "C++ fresh", "C++ plan", "py/C++ fresh",
+           "py/C++ plan", "torch 1t", "torch Nt", "numpy", "copy", "GB/s ours", "GB/s copy", "of copy",
+           "x torch 1t", "x torch Nt", "x numpy")
+
+
+def table_rows(result: dict) -> list[tuple[str, ...]]:
+    out = []
+    for r in result["results"]:
+        ra = r["ratios"]
+        out.append((r["op"], r["dtype"], size_label(r["size"]), _us(_med(r, "python_fresh")),
+                    _us(_med(r, "python_plan")), _us(_med(r, "cpp_fresh")), _us(_med(r, "cpp_plan")),
+                    _x(ra["python_fresh_over_cpp_fresh"]), _x(ra["python_plan_over_cpp_plan"]),
+                    _us(_med(r, "torch_matched")), _us(_med(r, "torch_default")), _us(_med(r, "numpy")),
+                    _us(r["copy"]["median_ns"]), _x(r["python_plan"].get("gbps")), _x(r["copy"].get("gbps")),
+                    "-" if ra["fraction_of_copy_bandwidth"] is None else f"{100 * ra['fraction_of_copy_bandwidth']:.0f}%",
+                    _x(ra["speedup_vs_torch_matched"]), _x(ra["speedup_vs_torch_default"]),
+                    _x(ra["speedup_vs_numpy"])))
+    return out
+
+
+def format_report(result: dict, markdown: bool = False) -> str:
+    """The table (times are medians in microseconds per call) plus the summary lines."""
+    rows = table_rows(result)
+    lines = []
+    if markdown:
+        lines.append("| " + " | ".join(COLUMNS) + " |")
+        lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(COLUMNS)]
+        fmt = lambda cells: "  ".join(c.ljust(w) if i < 3 else c.rjust(w)  # noqa: E731
+                                      for i, (c, w) in enumerate(zip(cells, widths)))
+        lines.append(fmt(COLUMNS))
+        lines += [fmt(r) for r in rows]
+    th = result.get("threads", {})
+    lines.append("")
+    lines.append(f"times: median us per call (synchronised); torch 1t = {th.get('torch_matched')} thread "
+                 f"(ours: {th.get('ours')} kernel thread per stream), torch Nt = {th.get('torch_default')} threads; "
+                 "GB/s counts 3 arrays for the ops, 2 for the copy; x = speed-up of our repeatable plan")
+    tc = result.get("trivial_call", {})
+    if tc:
+        c = tc.get("c")
+        lines.append(f"aclrtGetDevice per call: binding {_ns(tc['binding'])}, ctypes {_ns(tc['ctypes'])}, "
+                     f"C {_ns(c) if c else '-'}, empty Python loop {_ns(tc['python_loop'])} "
+                     f"(ctypes/binding = {tc['ctypes']['median_ns'] / tc['binding']['median_ns']:.2f}x)")
+    rss = result.get("rss")
+    if rss:
+        lines.append(f"RSS over {rss['calls']} calls{' (reduced from %d)' % rss['requested_calls'] if rss['reduced'] else ''}: "
+                     f"{rss['rss_before_kib']} KiB -> {rss['rss_after_kib']} KiB ({rss['change_pct']:+.2f}%), "
+                     f"ru_maxrss {rss['maxrss_before_kib']} -> {rss['maxrss_after_kib']} KiB, {rss['seconds']:.1f} s")
+    if result.get("cpp", {}).get("error"):
+        lines.append(f"C++ loop: {result['cpp']['error']}")
+    bad = [f"{r['op']} {r['dtype']} {size_label(r['size'])}" for r in result["results"] if not r.get("matches_numpy")]
+    if bad:
+        lines.append(f"WARNING: results differ from numpy for {', '.join(bad)}")
+    lines.append("")
+    lines.append("targets:")
+    for t in result.get("targets", []):
+        if t["met"] is None:
+            lines.append(f"  [n/a ] {t['target']}: not measured")
+            continue
+        lines.append(f"  [{'met ' if t['met'] else 'MISS'}] {t['target']}: worst {t['measured']:.3g} "
+                     f"({t['where']}), required {t['required']}")
+    m = result.get("machine", {})
+    lines.append(f"machine: {m.get('cpus')} CPUs {m.get('machine')}, load average "
+                 f"{_load(m.get('loadavg_start'))} -> {_load(m.get('loadavg_end'))}; "
+                 f"{result.get('elapsed_s', 0):.0f} s")
+    return "\n".join(lines)
+
+
+def _ns(stats):
+    return f"{stats['median_ns']:.1f} ns"
+
+
+def _load(v):
+    return "-" if not v else "/".join(f"{x:.2f}" for x in v)
