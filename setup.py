@@ -39,7 +39,8 @@ class BuildWithEmbeddedRuntime(build_ext):
 
 
 setup(
-    packages=["pyacl_hardgrad", "pyacl_hardgrad._build"],
+    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench"],
+    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

@@ -86,6 +86,12 @@ def info() -> int:
 
 
 def main(argv=None) -> int:
+    # -- bench (issue 5): its own options and parser live in pyacl_hardgrad/bench/
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:
+        from .bench import main as bench_main
+        return bench_main(argv[1:])
+    # -- end bench
     ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad",
                                  description="CANN's C API from Python: build flags, backend info, samples.")
     ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
@@ -96,6 +102,7 @@ def main(argv=None) -> int:
     sp = sub.add_parser("samples", help="run the four sample ports and check their output")
     sp.add_argument("-v", "--verbose", action="store_true")
     sp.add_argument("--dir", help="folder holding the sample scripts")
+    sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     args = ap.parse_args(argv)
     if args.includes or args.libdir or args.libs:
         if args.includes:

@@ -5,6 +5,7 @@ ids, per-thread devices, stream order and synchronisation, stale handles, memory
 registry, capacity, copy kinds, error text, live counts)."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -104,12 +105,9 @@ def test_runtime_check_under_memcheck(cprog, checks_exe, valgrind_available, nam
     assert f"PASS {name}" in proc.stdout
 
 
-def test_submit_synchronize_round_trip_is_fast(cprog, checks_exe):
-    """An empty task's submit + synchronize must not cost a condition-variable round
-    trip each time (~55 us here); the spinning hand-off gets it below a microsecond or
-    so.  The bound is loose so a loaded machine does not make it flaky."""
-    proc = cprog.run(checks_exe, "bench", "20000", env=dict(_CLEAN_ENV), timeout=300)
+def test_bench_mode_reports_a_round_trip(cprog, checks_exe):
+    """The round-trip benchmark (used for docs/performance.md) runs and reports a median;
+    its speed is measured by the benchmark, never asserted here."""
+    proc = cprog.run(checks_exe, "bench", "2000", env=dict(_CLEAN_ENV), timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    m = re.search(r"median (\d+) ns", proc.stdout)
-    assert m, proc.stdout
-    assert int(m.group(1)) < 20000, proc.stdout
+    assert re.search(r"median (\d+) ns", proc.stdout), proc.stdout

@@ -40,6 +40,7 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
     ap.add_argument("--rss-budget-s", type=float, default=30.0)
     ap.add_argument("--json", metavar="PATH", help="write every measurement as JSON to PATH ('-': stdout)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--from-json", metavar="PATH", help="print the report of a saved --json file (no measuring)")
     ap.add_argument("--no-cpp", action="store_true", help="skip the C++ loop")
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
@@ -49,6 +50,10 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
 def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(prog).parse_args(argv)
+    if args.from_json:
+        with open(args.from_json) as f:
+            print(format_report(json.load(f), markdown=args.markdown))
+        return 0
     try:
         sizes = [parse_size(s) for s in _csv(args.sizes)]
     except ValueError as exc:

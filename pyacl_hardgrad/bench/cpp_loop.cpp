@@ -9,7 +9,8 @@
 // Prints one JSON object on stdout: the per-call cost of aclrtGetDevice and, for every
 // (op, dtype, size), two modes:
 //   fresh: phase 1 (GetWorkspaceSize) + phase 2 + aclrtSynchronizeStream per call;
-//   plan:  phase 1 once, aclSetAclOpExecutorRepeatable, then phase 2 + sync per call.
+//   plan:  phase 1 once, aclSetAclOpExecutorRepeatable, then phase 2 + sync per call;
+//   plan_async (sizes <= 65536): phase 2 per call, one sync per timed batch.
 // Each measurement is calibrated to about target-ms per repeat; median and min are per call.
 #include <algorithm>
 #include <chrono>
@@ -26,6 +27,9 @@
 
 namespace {
 
+// Largest size with an async (no wait per call) measurement; above it the kernel dominates.
+const int64_t kAsyncMaxSize = 65536;
+
 struct Options {
     std::vector<int64_t> sizes{8, 4096};
     std::vector<std::string> dtypes{"float32"};
@@ -38,6 +42,7 @@ struct Stats {
     double medianNs = 0;
     double minNs = 0;
     long iters = 0;
+    int repeats = 0;
 };
 
 // Set by the first failing call; the program then reports it and exits with status 1.
@@ -106,6 +111,7 @@ bool Measure(Body body, int repeat, double targetNs, Stats *st)
     st->medianNs = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     st->minNs = v[0];
     st->iters = k;
+    st->repeats = static_cast<int>(n);
     return true;
 }
 
@@ -222,8 +228,8 @@ struct OpCall {
 
 void PrintStats(const char *key, const Stats &s)
 {
-    std::printf("\"%s\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}", key, s.medianNs, s.minNs,
-                s.iters);
+    std::printf("\"%s\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld, \"repeats\": %d}", key,
+                s.medianNs, s.minNs, s.iters, s.repeats);
 }
 
 bool Run(const Options &o, aclrtStream stream, std::string *json)
@@ -282,6 +288,21 @@ bool Run(const Options &o, aclrtStream stream, std::string *json)
                         },
                         o.repeat, targetNs, &plan);
                 }
+                // async: phase 2 only, one sync per batch (what the caller pays per call when it
+                // does not wait; the worker runs the kernels meanwhile)
+                Stats async;
+                if (ok && o.sizes[si] <= kAsyncMaxSize) {
+                    ok = Measure(
+                        [&](long k) {
+                            for (long i = 0; i < k; ++i) {
+                                if (!Ok("phase 2", call.Phase2(size ? ws.ptr : nullptr, size, ex, stream))) {
+                                    return false;
+                                }
+                            }
+                            return Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(stream));
+                        },
+                        o.repeat, targetNs, &async);
+                }
                 if (ex) aclDestroyAclOpExecutor(ex);
                 if (!ok) break;
                 std::snprintf(line, sizeof line, "%s\n  {\"op\": \"%s\", \"dtype\": \"%s\", \"size\": %lld, ",
@@ -289,10 +310,19 @@ bool Run(const Options &o, aclrtStream stream, std::string *json)
                               static_cast<long long>(o.sizes[si]));
                 *json += line;
                 std::snprintf(line, sizeof line,
-                              "\"fresh\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}, "
-                              "\"plan\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld}}",
-                              fresh.medianNs, fresh.minNs, fresh.iters, plan.medianNs, plan.minNs, plan.iters);
+                              "\"fresh\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld, \"repeats\": %d}, "
+                              "\"plan\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld, \"repeats\": %d}}",
+                              fresh.medianNs, fresh.minNs, fresh.iters, fresh.repeats, plan.medianNs, plan.minNs,
+                              plan.iters, plan.repeats);
                 *json += line;
+                if (async.iters > 0) {
+                    json->pop_back();
+                    std::snprintf(line, sizeof line,
+                                  ", \"plan_async\": {\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld, "
+                                  "\"repeats\": %d}}",
+                                  async.medianNs, async.minNs, async.iters, async.repeats);
+                    *json += line;
+                }
                 first = false;
             }
         }

@@ -27,8 +27,21 @@ DEFAULT_DTYPES = ("float32", "float16", "bfloat16")
 DEFAULT_OPS = ("hardtanh", "hardsigmoid")
 HARDTANH_MIN, HARDTANH_MAX = -1.0, 1.0
 SCHEMA = "pyacl_hardgrad-bench/1"
-# Each stream of the embedded runtime runs its kernels on one worker thread.
-OUR_KERNEL_THREADS = 1
+# Largest size also timed without a wait per call (enqueue cost; must match cpp_loop.cpp).
+ASYNC_MAX_SIZE = 65536
+
+
+def our_kernel_threads() -> int:
+    """Threads the embedded runtime's kernels use for large tensors: PYACL_HARDGRAD_THREADS,
+    else the online CPUs (libopapi's pool reads the same two, capped at 64)."""
+    env = os.environ.get("PYACL_HARDGRAD_THREADS", "").strip()
+    try:
+        n = int(env) if env else 0
+    except ValueError:
+        n = 0
+    if n < 1:
+        n = os.sysconf("SC_NPROCESSORS_ONLN") if hasattr(os, "sysconf") else (os.cpu_count() or 1)
+    return max(1, min(int(n), 64))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -358,6 +371,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         except ImportError:
             pass
     torch_default = torch.get_num_threads() if have_torch else None
+    ours_threads = our_kernel_threads()
     result = {
         "schema": SCHEMA,
         "command": command,
@@ -368,7 +382,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         "backend": BACKEND.name, "library_files": list(BACKEND.library_files),
         "settings": {"sizes": sizes, "dtypes": dtypes, "ops": ops, "repeat": repeat, "target_ms": target_ms,
                      "rss_calls": rss_calls},
-        "threads": {"ours": OUR_KERNEL_THREADS, "torch_matched": OUR_KERNEL_THREADS, "torch_default": torch_default},
+        "threads": {"ours": ours_threads, "torch_matched": ours_threads, "torch_default": torch_default},
     }
 
     device = hg.Device(0)
@@ -414,14 +428,22 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                                     run_plan(None, stream)
                                     sync()
                             row["python_plan"] = measure(plan_body, repeat, target_ns)
+                            if n <= ASYNC_MAX_SIZE:
+                                def async_body(k):
+                                    for _ in range(k):
+                                        run_plan(None, stream)
+                                    sync()
+                                row["python_plan_async"] = measure(async_body, repeat, target_ns)
                         finally:
                             plan.close()
                         ours = to.numpy()
                         c = cpp_rows.get((op, dname, n))
                         if c:
                             row["cpp_fresh"], row["cpp_plan"] = c["fresh"], c["plan"]
+                            if "plan_async" in c:
+                                row["cpp_plan_async"] = c["plan_async"]
                         if have_torch:
-                            row.update(_torch_bench(op, g, x, (("torch_matched", OUR_KERNEL_THREADS),
+                            row.update(_torch_bench(op, g, x, (("torch_matched", ours_threads),
                                                                 ("torch_default", torch_default)),
                                                     repeat, target_ns))
                         ref = [None]
@@ -460,13 +482,19 @@ def _med(row, key):
     return v["median_ns"] if v else None
 
 
+def _min(row, key):
+    v = row.get(key)
+    return v["min_ns"] if v else None
+
+
 def _ratio(a, b):
     return a / b if a and b else None
 
 
 def _derive(row: dict) -> None:
     """Add GB/s and the ratios the targets use to one result row."""
-    for key in ("python_fresh", "python_plan", "cpp_fresh", "cpp_plan", "torch_matched", "torch_default", "numpy"):
+    for key in ("python_fresh", "python_plan", "python_plan_async", "cpp_fresh", "cpp_plan", "cpp_plan_async",
+                "torch_matched", "torch_default", "numpy"):
         if row.get(key):
             row[key]["gbps"] = gbps(row["bytes_moved"], row[key]["median_ns"])
     plan = _med(row, "python_plan")
@@ -477,6 +505,10 @@ def _derive(row: dict) -> None:
         "speedup_vs_torch_default": _ratio(_med(row, "torch_default"), plan),
         "speedup_vs_numpy": _ratio(_med(row, "numpy"), plan),
         "fraction_of_copy_bandwidth": _ratio(row["python_plan"].get("gbps"), row["copy"].get("gbps")),
+        # best repeat against best repeat: less sensitive to other load on the machine
+        "python_fresh_over_cpp_fresh_min": _ratio(_min(row, "python_fresh"), _min(row, "cpp_fresh")),
+        "python_plan_over_cpp_plan_min": _ratio(_min(row, "python_plan"), _min(row, "cpp_plan")),
+        "python_async_over_cpp_async": _ratio(_med(row, "python_plan_async"), _med(row, "cpp_plan_async")),
     }
 
 
@@ -532,13 +564,17 @@ def _us(ns):
     return f"{us:.3g}" if us < 1000 else f"{us:,.0f}"
 
 
+def _pct(v):
+    return "-" if v is None else f"{100 * v:.0f}%"
+
+
 def _x(v, digits=2):
     return "-" if v is None else f"{v:.{digits}f}"
 
 
 COLUMNS = ("op", "dtype", "n", "py fresh", "py plan", "C++ fresh", "C++ plan", "py/C++ fresh",
-           "py/C++ plan", "torch 1t", "torch Nt", "numpy", "copy", "GB/s ours", "GB/s copy", "of copy",
-           "x torch 1t", "x torch Nt", "x numpy")
+           "py/C++ plan", "py async", "C++ async", "torch mt", "torch dt", "numpy", "copy", "GB/s ours",
+           "GB/s copy", "of copy", "x torch mt", "x torch dt", "x numpy")
 
 
 def table_rows(result: dict) -> list[tuple[str, ...]]:
@@ -548,9 +584,10 @@ def table_rows(result: dict) -> list[tuple[str, ...]]:
         out.append((r["op"], r["dtype"], size_label(r["size"]), _us(_med(r, "python_fresh")),
                     _us(_med(r, "python_plan")), _us(_med(r, "cpp_fresh")), _us(_med(r, "cpp_plan")),
                     _x(ra["python_fresh_over_cpp_fresh"]), _x(ra["python_plan_over_cpp_plan"]),
+                    _us(_med(r, "python_plan_async")), _us(_med(r, "cpp_plan_async")),
                     _us(_med(r, "torch_matched")), _us(_med(r, "torch_default")), _us(_med(r, "numpy")),
                     _us(r["copy"]["median_ns"]), _x(r["python_plan"].get("gbps")), _x(r["copy"].get("gbps")),
-                    "-" if ra["fraction_of_copy_bandwidth"] is None else f"{100 * ra['fraction_of_copy_bandwidth']:.0f}%",
+                    _pct(ra["fraction_of_copy_bandwidth"]),
                     _x(ra["speedup_vs_torch_matched"]), _x(ra["speedup_vs_torch_default"]),
                     _x(ra["speedup_vs_numpy"])))
     return out
@@ -572,9 +609,11 @@ def format_report(result: dict, markdown: bool = False) -> str:
         lines += [fmt(r) for r in rows]
     th = result.get("threads", {})
     lines.append("")
-    lines.append(f"times: median us per call (synchronised); torch 1t = {th.get('torch_matched')} thread "
-                 f"(ours: {th.get('ours')} kernel thread per stream), torch Nt = {th.get('torch_default')} threads; "
-                 "GB/s counts 3 arrays for the ops, 2 for the copy; x = speed-up of our repeatable plan")
+    lines.append(f"times: median us per call (synchronised); torch mt = {th.get('torch_matched')} threads "
+                 f"(matched: our kernels use {th.get('ours')} for n >= 64K), torch dt = torch's default "
+                 f"{th.get('torch_default')}; "
+                 "GB/s counts 3 arrays for the ops, 2 for the copy; x = speed-up of our repeatable plan; "
+                 "async = repeatable plan without a wait per call (n <= 64K)")
     tc = result.get("trivial_call", {})
     if tc:
         c = tc.get("c")
@@ -583,7 +622,8 @@ def format_report(result: dict, markdown: bool = False) -> str:
                      f"(ctypes/binding = {tc['ctypes']['median_ns'] / tc['binding']['median_ns']:.2f}x)")
     rss = result.get("rss")
     if rss:
-        lines.append(f"RSS over {rss['calls']} calls{' (reduced from %d)' % rss['requested_calls'] if rss['reduced'] else ''}: "
+        reduced = f" (reduced from {rss['requested_calls']} to fit --rss-budget-s)" if rss["reduced"] else ""
+        lines.append(f"RSS over {rss['calls']} calls{reduced}: "
                      f"{rss['rss_before_kib']} KiB -> {rss['rss_after_kib']} KiB ({rss['change_pct']:+.2f}%), "
                      f"ru_maxrss {rss['maxrss_before_kib']} -> {rss['maxrss_after_kib']} KiB, {rss['seconds']:.1f} s")
     if result.get("cpp", {}).get("error"):

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "acl/acl_rt.h"
+#include "kernels_isa.h"
 
 /* ------------------------------------------------------------------ SoC rules */
 
@@ -226,6 +227,99 @@ aclnnStatus hg_plan_workspace(const char *func, hg_view *const *views, int count
 
 /* ------------------------------------------------------------------ pipeline */
 
+/* Tensors from this many elements up are split across the worker pool. */
+#define HG_PARALLEL_MIN ((size_t)1 << 16)
+/* Chunk bounds are multiples of this many elements (whole cache lines and vectors). */
+#define HG_CHUNK_ALIGN ((size_t)1024)
+/* Staged tensors go gather -> kernel -> scatter per block of this many elements, so the
+ * staged data is still in cache when the next step reads it. */
+#define HG_STAGE_BLOCK ((size_t)8192)
+
+typedef struct ew_job {
+    const hg_ew_plan *p;
+    char *ws;
+    const void *in[2];
+    void *out;
+    hg_hardtanh_fn hardtanh;
+    hg_hardsigmoid_fn hardsigmoid;
+} ew_job;
+
+static void ew_kernel(const ew_job *j, size_t begin, size_t end)
+{
+    if (j->hardtanh) {
+        j->hardtanh(j->in[0], j->in[1], j->out, j->p->lo, j->p->hi, begin, end);
+    } else {
+        j->hardsigmoid(j->in[0], j->in[1], j->out, begin, end);
+    }
+}
+
+/* Elements [begin, end) through the whole pipeline; the staging buffers are indexed by
+ * the logical element, so ranges are independent of each other. */
+static void ew_range(void *arg, size_t begin, size_t end)
+{
+    const ew_job *j = arg;
+    const hg_ew_plan *p = j->p;
+    int staged = p->out.ws_offset != HG_NOT_STAGED;
+    for (int k = 0; k < p->nin; k++) {
+        staged |= p->in[k].ws_offset != HG_NOT_STAGED;
+    }
+    if (!staged) {
+        ew_kernel(j, begin, end);
+        return;
+    }
+    for (size_t b = begin; b < end; b += HG_STAGE_BLOCK) {
+        size_t e = end - b > HG_STAGE_BLOCK ? b + HG_STAGE_BLOCK : end;
+        for (int k = 0; k < p->nin; k++) {
+            if (p->in[k].ws_offset != HG_NOT_STAGED) {
+                hg_strided_gather_range(&p->in[k], (void *)j->in[k], b, e);
+            }
+        }
+        ew_kernel(j, b, e);
+        if (p->out.ws_offset != HG_NOT_STAGED) {
+            hg_strided_scatter_range(&p->out, j->out, b, e);
+        }
+    }
+}
+
+/* Bytes [*lo, *hi) the view can touch. */
+static void view_extent(const hg_view *v, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t first = v->offset, last = v->offset;
+    for (int d = 0; d < v->ndim; d++) {
+        int64_t span = (v->shape[d] - 1) * v->strides[d];
+        if (span < 0) {
+            first += span;
+        } else {
+            last += span;
+        }
+    }
+    *lo = (uintptr_t)v->data + (uintptr_t)(first * (int64_t)v->elsize);
+    *hi = (uintptr_t)v->data + (uintptr_t)((last + 1) * (int64_t)v->elsize);
+}
+
+/* Whether out can be written in independent ranges (threads, blocks, SIMD) while the
+ * inputs are read: it shares no byte with any input, or it is exactly an input
+ * (in-place on the same contiguous buffer and dtype size, element i reads and writes
+ * element i only).  Any other overlap keeps the whole-tensor order of one thread. */
+static int ew_ranges_independent(const hg_ew_plan *p)
+{
+    uintptr_t olo, ohi;
+    view_extent(&p->out, &olo, &ohi);
+    for (int k = 0; k < p->nin; k++) {
+        const hg_view *v = &p->in[k];
+        uintptr_t lo, hi;
+        view_extent(v, &lo, &hi);
+        if (hi <= olo || ohi <= lo) {
+            continue;
+        }
+        if (v->contiguous && p->out.contiguous && v->elsize == p->out.elsize && lo == olo && hi == ohi) {
+            continue;
+        }
+        return 0;
+    }
+    return 1;
+}
+
 void hg_ew_run(void *plan_arg, void *workspace)
 {
     const hg_ew_plan *p = plan_arg;
@@ -233,26 +327,34 @@ void hg_ew_run(void *plan_arg, void *workspace)
         return;
     }
     char *ws = workspace;
-    const void *in[2] = {NULL, NULL};
+    ew_job j = {p, ws, {NULL, NULL}, NULL, p->hardtanh, p->hardsigmoid};
     for (int k = 0; k < p->nin; k++) {
         const hg_view *v = &p->in[k];
-        if (v->ws_offset == HG_NOT_STAGED) {
-            in[k] = hg_view_base(v);
-        } else {
-            hg_strided_gather(v, ws + v->ws_offset);
-            in[k] = ws + v->ws_offset;
-        }
+        j.in[k] = v->ws_offset == HG_NOT_STAGED ? (const void *)hg_view_base(v) : (const void *)(ws + v->ws_offset);
     }
-    void *out = p->out.ws_offset == HG_NOT_STAGED ? (void *)hg_view_base(&p->out) : (void *)(ws + p->out.ws_offset);
+    j.out = p->out.ws_offset == HG_NOT_STAGED ? (void *)hg_view_base(&p->out) : (void *)(ws + p->out.ws_offset);
     size_t n = (size_t)p->numel;
-    if (p->hardtanh) {
-        p->hardtanh(in[0], in[1], out, p->lo, p->hi, 0, n);
-    } else {
-        p->hardsigmoid(in[0], in[1], out, 0, n);
+
+    if (!ew_ranges_independent(p)) {
+        /* Overlapping out and inputs: the whole-tensor steps in order, portable kernel,
+         * one thread, so the result is the one of the reference order. */
+        for (int k = 0; k < p->nin; k++) {
+            if (p->in[k].ws_offset != HG_NOT_STAGED) {
+                hg_strided_gather(&p->in[k], (void *)j.in[k]);
+            }
+        }
+        if (p->hardtanh) {
+            j.hardtanh = hg_scalar_hardtanh_kernel(p->in[0].dtype);
+        } else {
+            j.hardsigmoid = hg_scalar_hardsigmoid_kernel(p->in[0].dtype, p->in[1].dtype, p->out.dtype);
+        }
+        ew_kernel(&j, 0, n);
+        if (p->out.ws_offset != HG_NOT_STAGED) {
+            hg_strided_scatter(&p->out, j.out);
+        }
+        return;
     }
-    if (p->out.ws_offset != HG_NOT_STAGED) {
-        hg_strided_scatter(&p->out, out);
-    }
+    hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
 }
 
 void hg_ew_destroy(void *plan)

@@ -63,6 +63,20 @@ static inline char *hg_view_base(const hg_view *v)
 void hg_strided_gather(const hg_view *v, void *dst);
 /* src[i] goes to element i of the logical order of v. */
 void hg_strided_scatter(const hg_view *v, const void *src);
+/* The same for logical elements [begin, end) only: dst/src are the packed buffers of the
+ * whole view (element i at index i), so disjoint ranges can run on different threads. */
+void hg_strided_gather_range(const hg_view *v, void *dst, size_t begin, size_t end);
+void hg_strided_scatter_range(const hg_view *v, const void *src, size_t begin, size_t end);
+
+/* ---- worker pool (pool.c) ---- */
+typedef void (*hg_range_fn)(void *ctx, size_t begin, size_t end);
+/* Threads per job, caller included: PYACL_HARDGRAD_THREADS (read once), default the
+ * number of online CPUs; 1 disables the pool. */
+int hg_pool_size(void);
+/* fn over [0, n) split into chunks whose bounds are multiples of `align` elements, run by
+ * the caller and the pool's workers; returns when all are done.  n < min_parallel (or a
+ * pool of 1) runs fn(ctx, 0, n) on the caller only. */
+void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn, void *ctx);
 
 /* ---- kernels over a contiguous index range [begin, end) ---- */
 typedef void (*hg_hardtanh_fn)(const void *grad, const void *self, void *out, float lo, float hi,

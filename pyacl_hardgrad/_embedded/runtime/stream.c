@@ -50,16 +50,20 @@ bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
         return true;
     if (spin_ns == 0)
         return false;
-    uint64_t deadline = hg_now_ns() + spin_ns;
+    uint64_t now = hg_now_ns();
+    uint64_t deadline = now + spin_ns;
+    /* after the first few microseconds the awaited thread may be waiting for a CPU
+     * (oversubscribed machine): from then on offer ours between polls */
+    uint64_t yield_from = now + spin_ns / 10;
     for (unsigned i = 1;; ++i) {
         HG_CPU_RELAX();
         if (cond(arg))
             return true;
-        if ((i & 63u) == 0) {
-            if (hg_now_ns() >= deadline)
+        if ((i & 15u) == 0) {
+            now = hg_now_ns();
+            if (now >= deadline)
                 return false;
-            /* when CPUs are oversubscribed the thread we wait for may need ours */
-            if (i >= 1024u)
+            if (now >= yield_from)
                 sched_yield();
         }
     }

@@ -1,0 +1,141 @@
+"""The benchmark harness (python -m pyacl_hardgrad bench) runs end to end at tiny sizes and
+writes the JSON structure docs/performance.md describes.  No timing is asserted, ever: only
+that every measurement exists, is a positive number, and the derived ratios/targets follow."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+STAT_KEYS = {"median_ns", "min_ns", "iters", "repeats"}
+ROW_MEASUREMENTS = ("python_fresh", "python_plan", "python_plan_async", "cpp_fresh", "cpp_plan", "cpp_plan_async",
+                    "torch_matched", "torch_default", "numpy")
+TARGET_NAMES = 7
+
+
+def _check_stats(s):
+    assert STAT_KEYS <= set(s), s
+    assert s["median_ns"] > 0 and s["min_ns"] > 0 and s["min_ns"] <= s["median_ns"]
+    assert isinstance(s["iters"], int) and s["iters"] >= 1
+
+
+@pytest.fixture(scope="module")
+def bench(hg):
+    import pyacl_hardgrad.bench as bench
+    return bench
+
+
+@pytest.fixture(scope="module")
+def tiny(bench):
+    pytest.importorskip("torch")
+    return bench.run(sizes=[8, 100], dtypes=["float32", "bfloat16"], ops=["hardtanh", "hardsigmoid"],
+                     repeat=2, target_ms=2, rss_calls=300, quiet=True)
+
+
+def test_bench_result_structure(tiny):
+    r = tiny
+    assert r["schema"] == "pyacl_hardgrad-bench/1"
+    assert r["backend"] in ("sim", "cann")
+    assert r["threads"]["ours"] >= 1 and r["threads"]["torch_matched"] == r["threads"]["ours"]
+    assert r["threads"]["torch_default"] >= 1
+    assert "error" not in r["cpp"], r["cpp"]
+    assert len(r["results"]) == 2 * 2 * 2
+    assert {(x["op"], x["dtype"], x["size"]) for x in r["results"]} == {
+        (op, d, n) for op in ("hardtanh", "hardsigmoid") for d in ("float32", "bfloat16") for n in (8, 100)}
+    for row in r["results"]:
+        itemsize = 4 if row["dtype"] == "float32" else 2
+        assert row["bytes_moved"] == 3 * itemsize * row["size"]
+        for key in ROW_MEASUREMENTS:
+            _check_stats(row[key])
+            assert row[key]["gbps"] == pytest.approx(row["bytes_moved"] / row[key]["median_ns"])
+        assert row["matches_numpy"] is True
+        ra = row["ratios"]
+        assert ra["python_fresh_over_cpp_fresh"] == pytest.approx(
+            row["python_fresh"]["median_ns"] / row["cpp_fresh"]["median_ns"])
+        assert ra["speedup_vs_torch_matched"] == pytest.approx(
+            row["torch_matched"]["median_ns"] / row["python_plan"]["median_ns"])
+        assert all(v is not None and v > 0 and math.isfinite(v) for v in ra.values()), ra
+    assert len(r["copy"]) == 2 * 2
+    for c in r["copy"]:
+        _check_stats(c)
+    for key in ("binding", "ctypes", "python_loop", "c"):
+        _check_stats(r["trivial_call"][key])
+
+
+def test_bench_rss_and_targets(tiny):
+    rss = tiny["rss"]
+    assert rss["requested_calls"] == 300 and rss["calls"] == 300 and rss["reduced"] is False
+    assert rss["rss_before_kib"] > 0 and rss["rss_after_kib"] > 0
+    names = [t["target"] for t in tiny["targets"]]
+    assert len(names) == TARGET_NAMES
+    by = {t["target"]: t for t in tiny["targets"]}
+    # no size >= 1M was run: the throughput targets are reported as not measured
+    big = [t for n, t in by.items() if "n >= 1M" in n]
+    assert len(big) == 3 and all(t["met"] is None and t["measured"] is None for t in big)
+    small = [t for t in tiny["targets"] if t["met"] is not None]
+    assert len(small) == 4
+    for t in small:
+        assert isinstance(t["met"], bool) and t["measured"] >= 0
+
+
+def test_bench_report_renders(bench, tiny):
+    text = bench.format_report(tiny)
+    assert text.splitlines()[0].split()[:4] == ["op", "dtype", "n", "py"]
+    assert "targets:" in text and "aclrtGetDevice per call" in text
+    md = bench.format_report(tiny, markdown=True).splitlines()
+    assert md[0].startswith("| op | dtype | n |") and md[1].startswith("|---|---|---|")
+    assert len([ln for ln in md if ln.startswith("| hard")]) == 8
+
+
+def test_bench_thread_count_follows_env(bench, monkeypatch):
+    monkeypatch.setenv("PYACL_HARDGRAD_THREADS", "3")
+    assert bench.runner.our_kernel_threads() == 3
+    monkeypatch.setenv("PYACL_HARDGRAD_THREADS", "0")
+    assert bench.runner.our_kernel_threads() == os.sysconf("SC_NPROCESSORS_ONLN")
+
+
+def test_bench_targets_logic(bench):
+    """evaluate_targets picks the worst cell and compares it with the issue's thresholds."""
+    def row(op, dtype, size, torch_ns, plan_ns, frac, fresh_ratio, plan_ratio):
+        return {"op": op, "dtype": dtype, "size": size,
+                "ratios": {"speedup_vs_torch_matched": torch_ns / plan_ns, "fraction_of_copy_bandwidth": frac,
+                           "python_fresh_over_cpp_fresh": fresh_ratio, "python_plan_over_cpp_plan": plan_ratio}}
+    result = {
+        "results": [row("hardtanh", "float32", 1 << 20, 100, 50, 0.9, None, None),
+                    row("hardtanh", "float32", 1 << 24, 100, 125, 0.7, None, None),
+                    row("hardtanh", "bfloat16", 1 << 20, 300, 100, 0.85, None, None),
+                    row("hardtanh", "float32", 8, 1, 1, 0.01, 1.4, 1.3)],
+        "trivial_call": {"binding": {"median_ns": 50.0}, "ctypes": {"median_ns": 100.0}},
+        "rss": {"calls": 1000, "change_pct": -6.0},
+    }
+    got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
+    assert got == [(False, 0.8), (True, 3.0), (False, 0.7), (True, 1.4), (False, 1.3), (False, 2.0),
+                   (False, 6.0)]
+
+
+@pytest.mark.parametrize("text,n", [("8", 8), ("4096", 4096), ("4K", 4096), ("1M", 1 << 20),
+                                    ("16M", 1 << 24), ("1<<20", 1 << 20)])
+def test_bench_parse_size(bench, text, n):
+    assert bench.parse_size(text) == n
+
+
+def test_bench_cli_writes_json(hg, tmp_path):
+    out = tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "bench", "--sizes", "8", "--dtypes", "float16",
+                           "--ops", "hardtanh", "--repeat", "1", "--target-ms", "1", "--rss-calls", "100",
+                           "--no-torch", "-q", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[0].split()[:3] == ["op", "dtype", "n"]
+    data = json.loads(out.read_text())
+    assert data["command"].startswith("python -m pyacl_hardgrad bench --sizes 8")
+    [row] = data["results"]
+    assert (row["op"], row["dtype"], row["size"]) == ("hardtanh", "float16", 8)
+    assert "torch_matched" not in row and row["matches_numpy"] is True
+    _check_stats(row["python_plan"])
+    _check_stats(row["cpp_plan"])
+    assert data["rss"]["calls"] == 100
