@@ -122,7 +122,10 @@ def test_hardtanh_backward_equals_torch(hg, dev, name, bound, layout):
     got = _run(hg, dev, lambda g, x: hg.hardtanh_backward(g, x, lo, hi), [grad, self], layout)
     want = from_torch(torch.ops.aten.hardtanh_backward(to_torch(grad), to_torch(self), lo, hi))
     assert got.dtype == dt
-    bad = _bits(got) != _bits(want)
+    # NaN self: CANN keeps grad (a NaN fails neither bound test).  torch 2.x is not
+    # consistent here -- its vectorised loop drops grad, its scalar tail keeps it -- so those
+    # elements are left out; the model tests pin CANN's behaviour for them.
+    bad = (_bits(got) != _bits(want)) & ~np.isnan(self.astype(np.float32))
     assert not bad.any(), f"{int(bad.sum())} differ: self {self[bad][:6]} grad {grad[bad][:6]} " \
                           f"got {got[bad][:6]} torch {want[bad][:6]}"
 

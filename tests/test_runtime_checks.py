@@ -5,7 +5,6 @@ ids, per-thread devices, stream order and synchronisation, stale handles, memory
 registry, capacity, copy kinds, error text, live counts)."""
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
