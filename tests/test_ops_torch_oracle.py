@@ -126,33 +126,53 @@ def test_hardtanh_backward_equals_torch(hg, dev, name, bound, layout):
     # consistent here -- its vectorised loop drops grad, its scalar tail keeps it -- so those
     # elements are left out; the model tests pin CANN's behaviour for them.
     bad = (_bits(got) != _bits(want)) & ~np.isnan(self.astype(np.float32))
+    if dt == m.BF16:
+        # torch's bfloat16 loop goes through float and back, which turns every NaN into
+        # 0xFFFF; CANN's kernel is a select that copies grad's bits.  NaN stays NaN in both.
+        bad &= ~(np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
     assert not bad.any(), f"{int(bad.sum())} differ: self {self[bad][:6]} grad {grad[bad][:6]} " \
                           f"got {got[bad][:6]} torch {want[bad][:6]}"
 
 
 # ---------------------------------------------------------------------------- hardsigmoid
 
-def _hs_excluded(grad, self, promoted, out_dtype) -> np.ndarray:
-    """Elements where CANN's kernel is specified to differ from torch's formula:
-
-    * the range test: CANN computes t = self*(1/6) then t + 0.5 in fp32 (two roundings) and
-      tests 0 < t < 1; torch tests -3 < self < 3 exactly.  A few fp32 values next to +-3
-      land on the other side after rounding (e.g. 3 - 1 ulp gives t == 1.0);
-    * bfloat16 rounding ties: CANN rounds fp32 -> bf16 ties away from zero, torch ties to
-      even.  Only an exact tie (the low 16 bits of the fp32 result are 0x8000) differs, by
-      one bf16 ulp, which can exceed the relative 4e-3 bound.
-    """
+def _range_differs(self) -> np.ndarray:
+    """Where CANN's range test differs from torch's by design: CANN computes t = self*(1/6)
+    then t + 0.5 in fp32 (two roundings) and tests 0 < t < 1; torch tests -3 < self < 3
+    exactly.  A few fp32 values next to +-3 land on the other side (3 - 1 ulp gives t == 1)."""
     s = self.astype(np.float32)
     with np.errstate(all="ignore"):
         t = (s * m.SIXTH).astype(np.float32)
         t = (t + m.HALF).astype(np.float32)
+    return ((t > 0) & (t < 1)) != ((s > -3) & (s < 3))
+
+
+def _bf16_ties(grad, self, promoted, out_dtype) -> np.ndarray:
+    """Elements whose rounding into bfloat16 starts from an exact midpoint.  CANN rounds
+    fp32 -> bf16 ties away from zero, torch ties to even: there the two differ by design."""
+    with np.errstate(all="ignore"):
         r = (grad.astype(np.float32) * m.SIXTH).astype(np.float32)
-    cann_in = (t > 0) & (t < 1)
-    torch_in = (s > -3) & (s < 3)
-    excluded = cann_in != torch_in
-    if m.BF16 in (promoted, out_dtype):
-        excluded |= (r.view(np.uint32) & 0xFFFF) == 0x8000
-    return excluded
+        if promoted == m.BF16:
+            into = r                                   # the kernel's result rounded into bf16
+        elif out_dtype == m.BF16:
+            into = m.cast(r, promoted).astype(np.float32)   # the promoted result cast into bf16
+        else:
+            return np.zeros(grad.shape, bool)
+    s = self.astype(np.float32)
+    inside = (s > -3) & (s < 3)
+    return inside & ~np.isnan(into) & ((into.view(np.uint32) & 0xFFFF) == 0x8000)
+
+
+def _assert_ties_rounded_away(got, want):
+    """At a tie CANN's bf16 is the neighbour away from zero, torch's the even one: the
+    magnitudes (as bf16 bit patterns) are equal or CANN's is one ulp larger, same sign."""
+    gb = _bits(m.cast(got.astype(np.float32), m.BF16)).astype(np.int32)
+    wb = _bits(m.cast(want.astype(np.float32), m.BF16)).astype(np.int32)
+    assert ((gb & 0x8000) == (wb & 0x8000)).all()
+    step = (gb & 0x7FFF) - (wb & 0x7FFF)
+    assert np.isin(step, (0, 1)).all(), (got, want)
+    assert (step[(wb & 1) == 1] == 0).all()            # an odd torch result was not a tie-to-even pick
+    return int((step == 1).sum())
 
 
 COMBOS = [(g, x, o) for g in sorted(DTYPES) for x in sorted(DTYPES) for o in sorted(DTYPES)]
@@ -182,8 +202,16 @@ def test_hardsigmoid_backward_close_to_torch(hg, dev, gname, xname, oname, layou
     ref = torch.ops.aten.hardsigmoid_backward(to_torch(grad).to(tp), to_torch(self).to(tp))
     want = from_torch(ref.to(TORCH_DTYPES[od]))
 
-    keep = ~_hs_excluded(grad, self, promoted, od)
-    assert keep.mean() > 0.97, "the exclusions must stay rare"
+    boundary = _range_differs(self)                    # left out: CANN's fp32 range test by design
+    assert boundary.mean() < 0.03                      # a sanity bound: the exclusion stays narrow
+    ties = _bf16_ties(grad, self, promoted, od) & ~boundary
+    keep = ~boundary & ~ties
+    if ties.any() and (od == m.BF16 or od == m.F32):
+        # the bf16 rounding is the last one: check the ties-away relation exactly
+        _assert_ties_rounded_away(got[ties], want[ties])
+    # (bf16 promoted, fp16 out: a tie's one-ulp bf16 difference is rounded again into fp16;
+    # those few elements are left out -- the model tests pin them bit for bit.)
+    assert keep.mean() > 0.8
     tol = max(TOL[promoted], TOL[od])
     np.testing.assert_allclose(got[keep].astype(np.float64), want[keep].astype(np.float64), rtol=tol, atol=tol,
                                equal_nan=True, err_msg=f"self={self[keep]}")
@@ -197,4 +225,4 @@ def test_torch_oracle_sees_the_boundary_difference(hg, dev):
     want = from_torch(torch.ops.aten.hardsigmoid_backward(to_torch(g), to_torch(x)))
     assert got[0] == 0 and want[0] == np.float32(1) * m.SIXTH
     assert got[1] == want[1] == np.float32(1) * m.SIXTH
-    assert _hs_excluded(g, x, m.F32, m.F32).tolist() == [True, False]
+    assert _range_differs(x).tolist() == [True, False]

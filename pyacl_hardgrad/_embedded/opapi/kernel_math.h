@@ -15,7 +15,7 @@
 /* HardtanhBackward keeps gradOutput where lo < self < hi or self is NaN. */
 static inline uint32_t hg_keep_mask32(float s, float lo, float hi)
 {
-    int keep = (s > lo && s < hi) || s != s;
+    int keep = ((s > lo) & (s < hi)) | (s != s);   /* no branches: random data would mispredict */
     return (uint32_t)0 - (uint32_t)keep;
 }
 

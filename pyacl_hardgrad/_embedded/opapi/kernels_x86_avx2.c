@@ -27,11 +27,10 @@ static inline __m256 v_ld_bf16(const uint16_t *p)
 static inline __m256i v_bf16_words(__m256 v)
 {
     __m256i x = _mm256_castps_si256(v);
-    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x8000)), 16);
-    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
-                                     _mm256_set1_epi32(0x7f800000));
-    __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x0040));
-    return _mm256_blendv_epi8(r, q, nan);
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    __m256i r = _mm256_add_epi32(x, _mm256_andnot_si256(nan, _mm256_set1_epi32(0x8000)));   /* NaN: no carry */
+    r = _mm256_srli_epi32(r, 16);
+    return _mm256_or_si256(r, _mm256_and_si256(nan, _mm256_set1_epi32(0x0040)));             /* NaN: quiet */
 }
 
 static inline __m128i v_pack16(__m256i w)
