@@ -14,7 +14,9 @@
  *   HG_V_HS(g, s)                                        HardsigmoidBackward of fp32 vectors
  *   HG_V_HT32(o, g, s, lo, hi) HG_V_HT16(o, g, s, lo, hi) HardtanhBackward of HG_W elements
  *                                                        (g/o raw words, s widened self)
- * and HG_PFX, the name prefix (hg_<HG_PFX>_hardtanh_kernel ...).
+ * and HG_PFX, the name prefix (hg_<HG_PFX>_hardtanh_kernel ...).  Optionally
+ * HG_HS_BF16_BF16_BF16 and HG_HT_BF16 name arch-specific kernels for all-bf16
+ * HardsigmoidBackward and HardtanhBackward.
  */
 #ifndef PYACL_HARDGRAD_OPAPI_KERNELS_SIMD_H_
 #define PYACL_HARDGRAD_OPAPI_KERNELS_SIMD_H_
@@ -59,14 +61,20 @@
 #define HGS_AS_F32_BITS(x) hg_bits_f32(x)
 HGS_HT_KERNEL(ht_f32, uint32_t, HG_V_LD_F32_BITS, HGS_AS_F32_BITS, HG_V_HT32)
 HGS_HT_KERNEL(ht_f16, uint16_t, HG_V_LD_F16, hg_f16_to_f32, HG_V_HT16)
+#ifndef HG_HT_BF16
 HGS_HT_KERNEL(ht_bf16, uint16_t, HG_V_LD_BF16, hg_bf16_to_f32, HG_V_HT16)
+#endif
 
 hg_hardtanh_fn HGS_NAME(hardtanh_kernel)(aclDataType dtype)
 {
     switch (dtype) {
     case ACL_FLOAT: return HGS_NAME(ht_f32);
     case ACL_FLOAT16: return HGS_NAME(ht_f16);
+#ifdef HG_HT_BF16
+    case ACL_BF16: return HG_HT_BF16;   /* the arch file's specialised bf16 kernel */
+#else
     case ACL_BF16: return HGS_NAME(ht_bf16);
+#endif
     default: return NULL;
     }
 }
@@ -105,6 +113,11 @@ hg_hardsigmoid_fn HGS_NAME(hardsigmoid_kernel)(aclDataType grad, aclDataType sel
     if (g < 0 || s < 0 || o < 0) {
         return NULL;
     }
+#ifdef HG_HS_BF16_BF16_BF16
+    if (g == 2 && s == 2 && o == 2) {
+        return HG_HS_BF16_BF16_BF16;   /* the arch file's specialised all-bf16 kernel */
+    }
+#endif
     return table[g][s][o];
 }
 

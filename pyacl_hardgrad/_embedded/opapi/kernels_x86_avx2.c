@@ -90,6 +90,59 @@ static inline void v_ht16(uint16_t *o, const uint16_t *g, __m256 s, __m256 lo, _
     _mm_storeu_si128((__m128i *)(void *)o, _mm_and_si128(gw, k16));
 }
 
+/* bf16 x bf16 -> bf16 HardsigmoidBackward, 16 elements per step.  Unpacking the words
+ * against zero puts each bf16 in the top half of a 32-bit lane (its exact fp32 value)
+ * with lanes in the order 0-3, 8-11 (low) and 4-7, 12-15 (high); the in-lane pack of
+ * the two rounded halves restores 0..15, so no lane-crossing shuffle is needed. */
+static void hs_bf16_x16(const void *grad, const void *self, void *out, size_t begin, size_t end)
+{
+    const uint16_t *g = grad;
+    const uint16_t *s = self;
+    uint16_t *o = out;
+    size_t i = begin;
+    const __m256i zero = _mm256_setzero_si256();
+    for (; i + 16 <= end; i += 16) {
+        __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
+        __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256 rlo = v_hs(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, gw)),
+                          _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw)));
+        __m256 rhi = v_hs(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, gw)),
+                          _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw)));
+        __m256i packed = _mm256_packus_epi32(v_bf16_words(rlo), v_bf16_words(rhi));
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), packed);
+    }
+    for (; i < end; i++) {
+        o[i] = HG_ST_BF16_BF16(hg_hardsigmoid_grad(HG_LD_BF16(g[i]), HG_LD_BF16(s[i])));
+    }
+}
+
+#define HG_HS_BF16_BF16_BF16 hs_bf16_x16
+
+/* bf16 HardtanhBackward, 16 elements per step, widened the same way; the in-lane pack of
+ * the two keep masks lines up with the 16 gradOutput words. */
+static void ht_bf16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                        size_t end)
+{
+    const uint16_t *g = grad;
+    const uint16_t *s = self;
+    uint16_t *o = out;
+    size_t i = begin;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    for (; i + 16 <= end; i += 16) {
+        __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
+        __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i klo = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw)), vlo, vhi));
+        __m256i khi = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw)), vlo, vhi));
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm256_and_si256(gw, _mm256_packs_epi32(klo, khi)));
+    }
+    for (; i < end; i++) {
+        o[i] = (uint16_t)(g[i] & hg_keep_mask32(hg_bf16_to_f32(s[i]), lo, hi));
+    }
+}
+
+#define HG_HT_BF16 ht_bf16_x16
+
 #define HG_V_LD_F32(p) _mm256_loadu_ps(p)
 #define HG_V_LD_F32_BITS(p) _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define HG_V_LD_F16(p) v_ld_f16(p)

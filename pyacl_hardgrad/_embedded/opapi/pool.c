@@ -1,18 +1,34 @@
 /*
  * libopapi's process-wide worker pool for large element-wise jobs.  Threads start on
- * the first job big enough to need them and park on a condition variable between jobs
- * (no spinning).  The caller takes part in every job, so a pool of N threads has N - 1
- * workers.  One job runs at a time; a second submitter waits for its turn.  At library
- * unload the workers are woken, told to stop and joined.
+ * the first job big enough to need them.  Between jobs a worker polls for a new one for
+ * a short while (PYACL_HARDGRAD_SPIN_US, as the stream workers; 0 turns it off) and then
+ * parks on a condition variable; the submitter polls for the end of its job the same
+ * way.  A wake-up through the kernel costs tens of microseconds, as much as a job on
+ * cache-resident data.  The caller takes part in every job, so a pool of N threads has
+ * N - 1 workers.  One job runs at a time; a second submitter waits for its turn.  At
+ * library unload the workers are woken, told to stop and joined.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "opapi_common.h"
 
 #define HG_POOL_MAX_THREADS 64
+#define HG_POOL_SPIN_DEFAULT_US 50u
+#define HG_POOL_SPIN_MAX_US 100000u
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HG_POOL_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define HG_POOL_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define HG_POOL_RELAX() atomic_signal_fence(memory_order_seq_cst)
+#endif
 
 typedef struct hg_pool {
     pthread_mutex_t mu;
@@ -21,9 +37,9 @@ typedef struct hg_pool {
     pthread_mutex_t submit;           /* one job at a time */
     int nworkers;                     /* started workers */
     pthread_t threads[HG_POOL_MAX_THREADS];
-    unsigned long generation;         /* bumped per job */
-    int busy;                         /* workers still inside the current job */
-    int stop;
+    atomic_ulong generation;          /* bumped per job (under mu) */
+    atomic_int busy;                  /* workers still inside the current job */
+    atomic_int stop;
     /* the current job */
     hg_range_fn fn;
     void *ctx;
@@ -40,6 +56,7 @@ static hg_pool pool = {
 static pthread_once_t size_once = PTHREAD_ONCE_INIT;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int pool_size = 1;             /* threads per job, caller included */
+static uint64_t spin_ns;              /* how long to poll before parking */
 
 static void read_size(void)
 {
@@ -59,6 +76,66 @@ static void read_size(void)
         n = HG_POOL_MAX_THREADS;
     }
     pool_size = (int)n;
+
+    unsigned long us = HG_POOL_SPIN_DEFAULT_US;
+    env = getenv("PYACL_HARDGRAD_SPIN_US");
+    if (env != NULL && *env != '\0') {
+        char *end = NULL;
+        unsigned long v = strtoul(env, &end, 10);
+        if (end != env && *end == '\0' && v <= HG_POOL_SPIN_MAX_US) {
+            us = v;
+        }
+    }
+    spin_ns = (uint64_t)us * 1000u;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int new_job_or_stop(unsigned long seen)
+{
+    return atomic_load_explicit(&pool.generation, memory_order_acquire) != seen ||
+           atomic_load_explicit(&pool.stop, memory_order_acquire);
+}
+
+static int job_finished(unsigned long unused)
+{
+    (void)unused;
+    return atomic_load_explicit(&pool.busy, memory_order_acquire) == 0;
+}
+
+/* Polls cond(arg) for up to spin_ns; 1 once it holds.  After the first tenth of the
+ * time the awaited thread may be waiting for a CPU (more threads than cores), so the
+ * CPU is offered between polls from then on. */
+static int spin_until(int (*cond)(unsigned long), unsigned long arg)
+{
+    if (cond(arg)) {
+        return 1;
+    }
+    if (spin_ns == 0) {
+        return 0;
+    }
+    uint64_t start = now_ns();
+    uint64_t yield_from = start + spin_ns / 10u, deadline = start + spin_ns;
+    for (unsigned i = 1;; i++) {
+        HG_POOL_RELAX();
+        if (cond(arg)) {
+            return 1;
+        }
+        if ((i & 15u) == 0) {
+            uint64_t t = now_ns();
+            if (t >= deadline) {
+                return 0;
+            }
+            if (t >= yield_from) {
+                sched_yield();
+            }
+        }
+    }
 }
 
 int hg_pool_size(void)
@@ -85,23 +162,26 @@ static void *worker_main(void *arg)
 {
     (void)arg;
     unsigned long seen = 0;
-    pthread_mutex_lock(&pool.mu);
     for (;;) {
-        while (pool.generation == seen && !pool.stop) {
-            pthread_cond_wait(&pool.wake, &pool.mu);
+        if (!spin_until(new_job_or_stop, seen)) {
+            pthread_mutex_lock(&pool.mu);   /* the generation moves under mu: no lost wake-up */
+            while (!new_job_or_stop(seen)) {
+                pthread_cond_wait(&pool.wake, &pool.mu);
+            }
+            pthread_mutex_unlock(&pool.mu);
         }
-        if (pool.generation == seen) {          /* stop, and no job left to join */
+        unsigned long g = atomic_load_explicit(&pool.generation, memory_order_acquire);
+        if (g == seen) {                        /* stop, and no job left to join */
             break;
         }
-        seen = pool.generation;
-        pthread_mutex_unlock(&pool.mu);
+        seen = g;
         run_chunks();
-        pthread_mutex_lock(&pool.mu);
-        if (--pool.busy == 0) {
+        if (atomic_fetch_sub_explicit(&pool.busy, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&pool.mu);       /* the submitter may be parked */
             pthread_cond_signal(&pool.done);
+            pthread_mutex_unlock(&pool.mu);
         }
     }
-    pthread_mutex_unlock(&pool.mu);
     return NULL;
 }
 
@@ -109,7 +189,7 @@ static void start_workers(void)
 {
     int want = hg_pool_size() - 1;
     pthread_mutex_lock(&pool.mu);
-    for (int i = 0; i < want && !pool.stop; i++) {
+    for (int i = 0; i < want && !atomic_load(&pool.stop); i++) {
         if (pthread_create(&pool.threads[pool.nworkers], NULL, worker_main, NULL) != 0) {
             break;                                /* run with the workers we have */
         }
@@ -138,7 +218,7 @@ void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn
     chunk = (chunk + align - 1) / align * align;
     pthread_mutex_lock(&pool.submit);
     pthread_mutex_lock(&pool.mu);
-    if (pool.stop || pool.nworkers == 0) {
+    if (atomic_load(&pool.stop) || pool.nworkers == 0) {
         pthread_mutex_unlock(&pool.mu);
         pthread_mutex_unlock(&pool.submit);
         fn(ctx, 0, n);
@@ -150,17 +230,21 @@ void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn
     pool.chunk = chunk;
     pool.nchunks = (n + chunk - 1) / chunk;
     atomic_store_explicit(&pool.next, 0, memory_order_relaxed);
-    pool.busy = pool.nworkers;
-    pool.generation++;
+    atomic_store_explicit(&pool.busy, pool.nworkers, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);   /* publishes the job */
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
 
     run_chunks();
 
-    pthread_mutex_lock(&pool.mu);
-    while (pool.busy > 0) {
-        pthread_cond_wait(&pool.done, &pool.mu);
+    if (!spin_until(job_finished, 0)) {
+        pthread_mutex_lock(&pool.mu);
+        while (!job_finished(0)) {
+            pthread_cond_wait(&pool.done, &pool.mu);
+        }
+        pthread_mutex_unlock(&pool.mu);
     }
+    pthread_mutex_lock(&pool.mu);
     pool.fn = NULL;
     pool.ctx = NULL;
     pthread_mutex_unlock(&pool.mu);
@@ -171,7 +255,7 @@ void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn
 __attribute__((destructor)) static void pool_shutdown(void)
 {
     pthread_mutex_lock(&pool.mu);
-    pool.stop = 1;
+    atomic_store(&pool.stop, 1);
     int n = pool.nworkers;
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
