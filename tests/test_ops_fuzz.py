@@ -130,14 +130,15 @@ class Layout:
     def geometry(self, shape):
         """(strides, offset, storage elements) of this layout for ``shape``."""
         d = len(shape)
-        extent = [1 if self.bcast[i] else max(1, shape[i] * self.steps[i]) for i in range(d)]
+        # a size-1 (or empty) dim keeps its odd stride but takes no room in the allocation
+        extent = [1 if self.bcast[i] or shape[i] <= 1 else shape[i] * self.steps[i] for i in range(d)]
         row, acc = [0] * d, 1
         for j in reversed(range(d)):               # storage dims in ``perm`` order, row-major
             i = self.perm[j]
             row[i] = acc
             acc *= extent[i]
         strides = tuple(0 if self.bcast[i] else row[i] * self.steps[i] for i in range(d))
-        offset = self.pad + sum(0 if self.bcast[i] else self.starts[i] * row[i] for i in range(d))
+        offset = self.pad + sum(self.starts[i] * row[i] for i in range(d) if not self.bcast[i] and shape[i] > 1)
         return strides, offset, self.pad + acc + self.tail
 
 
@@ -453,5 +454,76 @@ def test_hardtanh_bounds_from_scalars_of_any_dtype(hg, dev, pair, dt, recipe):
             bad = _bits(got) != _bits(want)
             assert not bad.any(), (f"min {dlo} {vlo!r} -> {lo32!r}, max {dhi} {vhi!r} -> {hi32!r}: self "
                                    f"{probe[bad][:6]} got {got[bad][:6]} want {want[bad][:6]}")
+    finally:
+        _close_all(objs)
+
+
+# ---------------------------------------------------------------------------- large tensors, in-place
+
+@st.composite
+def large_shapes(draw):
+    """Element counts around the runtime's block (8192) and thread-pool (65536) sizes."""
+    n = draw(st.sampled_from([8191, 8193, 16384 + 7, 65535, 65536, 65537, 65536 + 1023, 3 * 65536 + 5, 200003]))
+    ndim = draw(st.integers(1, 4))
+    dims = [1] * ndim
+    dims[-1] = n
+    if ndim > 1:                                       # split n over two dims when it factors
+        for f in (3, 5, 7, 16, 64, 256):
+            if n % f == 0:
+                dims[-1], dims[draw(st.integers(0, ndim - 2))] = n // f, f
+                break
+    return tuple(dims)
+
+
+@fuzz_settings(24)
+@given(data=st.data(), shape=large_shapes(), gd=st.sampled_from(DTYPES), xd=st.sampled_from(DTYPES),
+       od=st.sampled_from(DTYPES), op=st.sampled_from(["hardtanh", "hardsigmoid"]), recipe=value_recipes)
+def test_large_tensors_match_model(hg, dev, data, shape, gd, xd, od, op, recipe):
+    """Blocked staging and the worker pool (from 65536 elements) give the model's bits."""
+    if op == "hardtanh":
+        xd = od = gd
+    lg = data.draw(layouts(len(shape), INPUT_KINDS), "grad layout")
+    lx = data.draw(layouts(len(shape), INPUT_KINDS), "self layout")
+    lo_out = data.draw(layouts(len(shape), OUTPUT_KINDS), "out layout")
+    objs = []
+    try:
+        g = place_input(hg, dev, recipe, 9, gd, _pool(gd), shape, lg)
+        objs.append(g)
+        x = place_input(hg, dev, recipe, 10, xd, _pool(xd, [3.0, 1.0], ulps=4), shape, lx)
+        objs.append(x)
+        o = place_output(hg, dev, od, shape, lo_out)
+        objs.append(o)
+        if op == "hardtanh":
+            hg.hardtanh_backward(g.view, x.view, -1.0, 1.0, out=o.view)
+            assert_out(o, m.hardtanh_backward(g.logical(), x.logical(), -1.0, 1.0), nan_equal=False)
+        else:
+            hg.hardsigmoid_backward(g.view, x.view, out=o.view)
+            assert_out(o, m.hardsigmoid_backward(g.logical(), x.logical(), od), nan_equal=True)
+    finally:
+        _close_all(objs)
+
+
+@fuzz_settings(80)
+@given(data=st.data(), shape=st.one_of(shapes(), large_shapes()), dt=st.sampled_from(DTYPES),
+       op=st.sampled_from(["hardtanh", "hardsigmoid"]), into=st.sampled_from(["gradOutput", "self"]),
+       recipe=value_recipes)
+def test_in_place_matches_model(hg, dev, data, shape, dt, op, into, recipe):
+    """out is the very view of an input (same dtype): the result is computed from the old values."""
+    lg = data.draw(layouts(len(shape), OUTPUT_KINDS), "grad layout")
+    lx = data.draw(layouts(len(shape), OUTPUT_KINDS), "self layout")
+    objs = []
+    try:
+        g = place_input(hg, dev, recipe, 11, dt, _pool(dt), shape, lg)
+        objs.append(g)
+        x = place_input(hg, dev, recipe, 12, dt, _pool(dt, [3.0, 1.0]), shape, lx)
+        objs.append(x)
+        target = g if into == "gradOutput" else x
+        if op == "hardtanh":
+            want = m.hardtanh_backward(g.logical(), x.logical(), -1.0, 1.0)
+            assert hg.hardtanh_backward(g.view, x.view, -1.0, 1.0, out=target.view) is target.view
+        else:
+            want = m.hardsigmoid_backward(g.logical(), x.logical(), dt)
+            assert hg.hardsigmoid_backward(g.view, x.view, out=target.view) is target.view
+        assert_out(target, want, nan_equal=(op == "hardsigmoid"))
     finally:
         _close_all(objs)

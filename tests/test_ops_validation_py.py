@@ -260,7 +260,8 @@ def test_plain_formats_accepted(hg, dev, op, fmt, shape):
             if op == "hardtanh":
                 hg.check(lib.aclnnHardtanhBackwardGetWorkspaceSize(hg_, hx, lo.handle, hi.handle, ho, ws, exe), HT)
                 assert ws[0] == 0
-                hg.check(lib.aclnnHardtanhBackward(ffi.NULL, 0, exe[0], dev.default_stream.handle), "aclnnHardtanhBackward")
+                hg.check(lib.aclnnHardtanhBackward(ffi.NULL, 0, exe[0], dev.default_stream.handle),
+                         "aclnnHardtanhBackward")
                 want = m.hardtanh_backward(g, x, -1.0, 1.0)
             else:
                 hg.check(lib.aclnnHardsigmoidBackwardGetWorkspaceSize(hg_, hx, ho, ws, exe), HS)
@@ -364,8 +365,7 @@ def test_one_shot_plan_refuses_a_second_run(hg, dev):
 # ---------------------------------------------------------------------------- bf16 and the SoC
 
 _SOC_SCRIPT = r"""
-import json, sys
-import numpy as np
+import json
 import pyacl_hardgrad as hg
 res = {}
 def attempt(key, fn):
