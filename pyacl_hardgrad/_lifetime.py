@@ -47,16 +47,49 @@ class _Res:
             self._refs -= 1
             if self._refs:
                 return
+        self._finish()
+
+    def _finish(self) -> None:
+        """The last holder let go: run the C release, then let go of the dependencies."""
         fn, self._release = self._release, None
         try:
             if fn is not None:
                 fn()
         except Exception as exc:       # never mask what the caller is doing
-            warnings.warn(f"releasing {self.name} failed: {exc!r}", CleanupWarning, stacklevel=2)
+            warnings.warn(f"releasing {self.name} failed: {exc!r}", CleanupWarning, stacklevel=3)
         finally:
             deps, self._deps = self._deps, ()
-            for d in reversed(deps):
-                d.release()
+            if deps:
+                release_all(deps[::-1])
+
+
+def retain_all(items) -> None:
+    """retain() every resource under one lock acquisition; all or none (ClosedError)."""
+    with _lock:
+        for r in items:
+            if r._refs <= 0:
+                raise ClosedError(f"{r.name} has been released")
+        for r in items:
+            r._refs += 1
+
+
+def release_all(items) -> None:
+    """release() every resource, in order, taking the lock once for plain ``_Res`` objects
+    (subclasses that override release() go through it)."""
+    dead = []
+    with _lock:
+        for r in items:
+            if type(r) is not _Res:
+                dead.append(r)
+            elif r._refs > 0:
+                r._refs -= 1
+                if not r._refs:
+                    dead.append(r)
+    for r in dead:
+        if type(r) is _Res:
+            r._finish()
+        else:
+            r.release()
 
 
 class Handle:

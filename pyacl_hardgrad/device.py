@@ -193,12 +193,15 @@ def default_device() -> Device:
 
 
 def release_defaults() -> None:
-    """Close the default device and its default stream (they are reopened on demand)."""
+    """Close the default device and its default stream, and the cached float32 bound Scalars
+    of the one-call operators (all are made again on demand)."""
     global _default
     with _default_lock:
         d, _default = _default, None
     if d is not None:
         d.close()
+    from .scalar import release_cached_scalars
+    release_cached_scalars()
 
 
 def _state_of(obj) -> _DeviceState:

@@ -16,11 +16,12 @@ import threading
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import Handle, _Res, release_all, retain_all
 from .dtypes import bfloat16, float16, float32
 from .errors import PlanConsumedError, check, warn_status
 from .memory import DeviceMemory, Workspace
-from .scalar import Scalar
+from .scalar import Scalar, _float32_cache, cached_float32
+from .stream import Stream
 from .tensor import Tensor
 
 __all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", "HardsigmoidBackwardPlan",
@@ -29,11 +30,19 @@ __all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", 
 _tls = threading.local()
 
 
+_NULL = ffi.NULL
+_ht_phase1 = lib.aclnnHardtanhBackwardGetWorkspaceSize
+_ht_phase2 = lib.aclnnHardtanhBackward
+_hs_phase1 = lib.aclnnHardsigmoidBackwardGetWorkspaceSize
+_hs_phase2 = lib.aclnnHardsigmoidBackward
+
+
 def _phase1_buffers():
-    b = getattr(_tls, "p1", None)
-    if b is None:
+    try:
+        return _tls.p1
+    except AttributeError:
         b = _tls.p1 = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
-    return b
+        return b
 
 
 def _destroy_executor(box: list) -> None:
@@ -70,6 +79,7 @@ class _Plan(Handle):
         self.repeatable = bool(repeatable)
         self.out = out
         self._tensors = tensors
+        self._last_streams = tuple(t._pending for t in tensors)
         self._workspace: DeviceMemory | None = None
         self._runs = 0
         self._adopt(_Res(type(self).__name__, lambda: _destroy_executor(box), deps))
@@ -78,6 +88,7 @@ class _Plan(Handle):
         """Destroy the executor (once no queued run needs it) and drop the plan's references."""
         super().close()
         self._tensors = ()
+        self._last_streams = ()
         self._workspace = None
 
     @property
@@ -95,15 +106,17 @@ class _Plan(Handle):
         ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the
         plan allocates one (kept for later runs).  Returns ``out`` without waiting.
         """
-        self._check_open()
-        if self.consumed:
+        if not self._finalizer.alive:
+            self._check_open()
+        executor = self._box[0]
+        if executor is None:
             raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
                                     "create it with repeatable=True to run it again")
         if stream is None:
             stream = self.out._device_state.get_default_stream()
         size = self.workspace_size
         if size == 0:
-            ws_ptr = ffi.NULL
+            ws_ptr = _NULL
         else:
             if workspace is None:
                 if self._workspace is None:
@@ -116,13 +129,15 @@ class _Plan(Handle):
                     raise ValueError(f"workspace of {workspace.nbytes} bytes, {size} needed")
                 ws_ptr = workspace.ptr
                 stream._keep(workspace._res)
-        check(type(self)._PHASE2(ws_ptr, size, self._box[0], stream.handle), self._OP)
+        st = self._PHASE2(ws_ptr, size, executor, stream.handle)
+        if st:
+            check(st, self._OP)
         self._runs += 1
         if not self.repeatable:
             self._box[0] = None              # the run owns the executor now
         stream._keep(self._res)              # tensors, scalars, workspace live until the stream syncs
-        for t in self._tensors:
-            t._last_stream = stream
+        for p in self._last_streams:
+            p[0] = stream
         return self.out
 
     def __repr__(self):
@@ -146,7 +161,7 @@ class HardtanhBackwardPlan(_Plan):
     """
 
     _OP = "aclnnHardtanhBackward"
-    _PHASE2 = staticmethod(lambda *a: lib.aclnnHardtanhBackward(*a))
+    _PHASE2 = staticmethod(_ht_phase2)
 
     def __init__(plan, grad_output: Tensor, self: Tensor, min_val=-1.0, max_val=1.0, out: Tensor | None = None,
                  repeatable: bool = False):
@@ -188,7 +203,7 @@ class HardsigmoidBackwardPlan(_Plan):
     allocated with the promoted dtype of gradOutput and self."""
 
     _OP = "aclnnHardsigmoidBackward"
-    _PHASE2 = staticmethod(lambda *a: lib.aclnnHardsigmoidBackward(*a))
+    _PHASE2 = staticmethod(_hs_phase2)
 
     def __init__(plan, grad_output: Tensor, self: Tensor, out: Tensor | None = None, repeatable: bool = False):
         created = None
@@ -247,10 +262,76 @@ def _finish(plan, temps, numpy_mode, stream):
             plan.out.close()
 
 
+def _bound(value):
+    """A Scalar for a one-call bound without creating one per call: the cached float32 Scalar
+    for a float/int, the Scalar itself when open; None sends the call down the general path."""
+    t = type(value)
+    if t is float or t is int:
+        return cached_float32(value)
+    if t is Scalar and value._finalizer.alive:
+        return value
+    return None
+
+
+def _launch(status, size, exe, phase2, op, deps, stream, tensors):
+    """Phase 2 of a one-call operator whose phase 1 returned ``status``.  ``deps`` are
+    retained; on success the stream takes them over (held until it syncs), else they are
+    released here."""
+    try:
+        if status:
+            check(status, op + "GetWorkspaceSize")
+        executor, ws_size = exe[0], size[0]
+        ws_ptr = _NULL
+        if ws_size:
+            try:
+                ws = Workspace(tensors[-1]._device_state, ws_size)
+            except BaseException:
+                _destroy_executor([executor])
+                raise
+            ws_ptr = ws._ptr
+            deps += (ws._res,)               # the launch takes over the workspace's reference
+            ws._finalizer.detach()
+        status = phase2(ws_ptr, ws_size, executor, stream._handle)
+        if status:
+            _destroy_executor([executor])    # not consumed by a failed launch
+            check(status, op)
+    except BaseException:
+        release_all(deps)
+        raise
+    stream._keep_group(deps)
+    for t in tensors:
+        t._pending[0] = stream
+    return tensors[-1]
+
+
 def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None):
     """Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self is
     NaN), else 0.  Returns the out Tensor (enqueued, not waited for), or a numpy array when
     called with numpy arrays only."""
+    if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
+        # Fast path: Tensors and a stream, bounds from the float32 Scalar cache, no plan object.
+        lo = _float32_cache.get(min_val) if type(min_val) is float else None
+        if lo is None:
+            lo = _bound(min_val)
+        hi = _float32_cache.get(max_val) if type(max_val) is float else None
+        if hi is None:
+            hi = _bound(max_val)
+        if (lo is not None and hi is not None and grad_output._finalizer.alive and self._finalizer.alive
+                and out._finalizer.alive):
+            if stream is None:
+                stream = out._device_state.get_default_stream()
+            if type(stream) is Stream and stream._finalizer.alive:
+                deps = (grad_output._res, self._res, out._res, lo._res, hi._res)
+                retain_all(deps)
+                try:
+                    size, exe = _phase1_buffers()
+                    st = _ht_phase1(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
+                                    size, exe)
+                except BaseException:
+                    release_all(deps)
+                    raise
+                return _launch(st, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
+                               (grad_output, self, out))
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)
@@ -264,6 +345,21 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
 def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream=None):
     """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0,
     in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."""
+    if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
+        if grad_output._finalizer.alive and self._finalizer.alive and out._finalizer.alive:
+            if stream is None:
+                stream = out._device_state.get_default_stream()
+            if type(stream) is Stream and stream._finalizer.alive:
+                deps = (grad_output._res, self._res, out._res)
+                retain_all(deps)
+                try:
+                    size, exe = _phase1_buffers()
+                    st = _hs_phase1(grad_output._handle, self._handle, out._handle, size, exe)
+                except BaseException:
+                    release_all(deps)
+                    raise
+                return _launch(st, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
+                               (grad_output, self, out))
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardsigmoidBackwardPlan(g, x, out)

@@ -1,6 +1,9 @@
 """aclScalar: a host value of a given dtype (aclCreateScalar / aclDestroyScalar)."""
 from __future__ import annotations
 
+import math
+import threading
+
 import numpy as np
 
 from ._binding import ffi, lib
@@ -39,3 +42,49 @@ class Scalar(Handle):
     def __repr__(self):
         return f"<Scalar {self.value!r} {self.dtype}{' closed' if self.closed else ''}>"
 
+
+
+# float32 Scalars for the float bounds of one-call operators, so a call with the same bounds
+# does not create and destroy two aclScalars each time.  The cache owns them until
+# release_defaults() (or interpreter exit); every launch retains what it uses, so clearing
+# the cache never frees a Scalar a queued operator still needs.
+_CACHE_MAX = 64
+_float32_cache: dict = {}
+_cache_lock = threading.Lock()
+
+
+def _cache_key(value: float):
+    """Floats key themselves, except zeros (0.0 == -0.0 but their bits differ) and NaN."""
+    if value != value:
+        return None
+    if value == 0.0:
+        return ("zero", math.copysign(1.0, value))
+    return value
+
+
+def cached_float32(value) -> "Scalar | None":
+    """The cache's float32 Scalar for ``value`` (created on first use); None when the value
+    cannot be cached (NaN, or the cache is full): the caller then makes its own Scalar."""
+    value = float(value)
+    key = _cache_key(value)
+    if key is None:
+        return None
+    s = _float32_cache.get(key)
+    if s is not None:
+        return s
+    with _cache_lock:
+        s = _float32_cache.get(key)
+        if s is None:
+            if len(_float32_cache) >= _CACHE_MAX:
+                return None
+            s = _float32_cache[key] = Scalar(value, "float32")
+    return s
+
+
+def release_cached_scalars() -> None:
+    """Close the cached Scalars (queued work that uses one keeps its own reference)."""
+    with _cache_lock:
+        items = list(_float32_cache.values())
+        _float32_cache.clear()
+    for s in items:
+        s.close()

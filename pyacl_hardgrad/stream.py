@@ -4,12 +4,16 @@ from __future__ import annotations
 import threading
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import Handle, _Res, release_all
 from .errors import check, warn_status
 
 __all__ = ["Stream", "Event"]
 
 _tls = threading.local()
+_sync_stream = lib.aclrtSynchronizeStream
+# Entries held for unsynchronised work; past this many the stream is synchronised so the
+# list cannot grow without bound when a caller never waits.
+_PENDING_LIMIT = 4096
 
 
 def _out_buffers():
@@ -31,8 +35,18 @@ def _destroy_stream(handle, pending: list) -> None:
 def _drop_pending(pending: list) -> None:
     items = pending[:]
     del pending[:len(items)]
-    for r in items:
-        r.release()
+    _release_entries(items)
+
+
+def _release_entries(items: list) -> None:
+    """Release pending entries: a resource, or a tuple of resources one launch holds."""
+    flat = []
+    for e in items:
+        if type(e) is tuple:
+            flat.extend(e)
+        else:
+            flat.append(e)
+    release_all(flat)
 
 
 class Stream(Handle):
@@ -77,14 +91,43 @@ class Stream(Handle):
 
     def _keep(self, res: _Res) -> None:
         """Hold res until the work enqueued so far has finished."""
+        pending = self._pending
+        if pending and pending[-1] is res:      # already held until the next sync
+            return
         res.retain()
-        self._pending.append(res)
+        pending.append(res)
+        if len(pending) > _PENDING_LIMIT:
+            self.synchronize()
+
+    def _keep_group(self, group: tuple) -> None:
+        """Like _keep for resources the caller has already retained (ownership moves here)."""
+        pending = self._pending
+        if pending and pending[-1] == group:    # the same resources are held already
+            release_all(group)
+            return
+        pending.append(group)
+        if len(pending) > _PENDING_LIMIT:
+            self.synchronize()
 
     def synchronize(self) -> None:
         """Block until everything enqueued on this stream has finished."""
-        check(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
-        if self._pending:
-            _drop_pending(self._pending)
+        if not self._finalizer.alive:
+            self._check_open()
+        pending = self._pending
+        if not pending:
+            st = _sync_stream(self._handle)
+            if st:
+                check(st, "aclrtSynchronizeStream")
+            return
+        # Take the entries before waiting: whatever is added meanwhile was launched after
+        # this wait began and must stay held.
+        items = pending[:]
+        del pending[:len(items)]
+        st = _sync_stream(self._handle)
+        if st:
+            pending[:0] = items
+            check(st, "aclrtSynchronizeStream")
+        _release_entries(items)
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record ``event`` (a new one when None) on this stream and return it."""
