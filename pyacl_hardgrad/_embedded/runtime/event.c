@@ -158,10 +158,10 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     return rc;
 }
 
-/* Shared by record and reset: resolve both handles, queue a task owning one event
- * reference.  For a record the number is assigned under ev->mu together with the
- * queueing, so a concurrent wait never sees a number that is not queued. */
-static aclError queue_event_task(const char *func, aclrtEvent event, aclrtStream stream, hg_task_kind kind)
+/* Resolve an event and a stream handle, each with a reference the caller releases.
+ * On failure nothing is held and the error text is set. */
+static aclError acquire_event_and_stream(const char *func, aclrtEvent event, aclrtStream stream,
+                                         hg_event **ev_out, hg_stream **s_out)
 {
     pthread_mutex_lock(&hg_rt.mu);
     aclError rc = hg_check_init_locked(func);
@@ -176,6 +176,21 @@ static aclError queue_event_task(const char *func, aclrtEvent event, aclrtStream
         hg_event_release(ev);
         return rc;
     }
+    *ev_out = ev;
+    *s_out = s;
+    return ACL_SUCCESS;
+}
+
+/* Shared by record and reset: resolve both handles, queue a task owning one event
+ * reference.  For a record the number is assigned under ev->mu together with the
+ * queueing, so a concurrent wait never sees a number that is not queued. */
+static aclError queue_event_task(const char *func, aclrtEvent event, aclrtStream stream, hg_task_kind kind)
+{
+    hg_event *ev = NULL;
+    hg_stream *s = NULL;
+    aclError rc = acquire_event_and_stream(func, event, stream, &ev, &s);
+    if (rc)
+        return rc;
     hg_task t;
     memset(&t, 0, sizeof t);
     t.kind = kind;
@@ -206,19 +221,11 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
     const char *func = "aclrtStreamWaitEvent";
-    pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
     hg_event *ev = NULL;
     hg_stream *s = NULL;
-    if (!rc)
-        ev = acquire_event_locked(event, func, "event", &rc);
-    if (!rc)
-        s = hg_stream_acquire_locked(stream, func, true, &rc);
-    pthread_mutex_unlock(&hg_rt.mu);
-    if (rc) {
-        hg_event_release(ev);
+    aclError rc = acquire_event_and_stream(func, event, stream, &ev, &s);
+    if (rc)
         return rc;
-    }
     pthread_mutex_lock(&ev->mu);
     uint64_t target = ev->issued;
     pthread_mutex_unlock(&ev->mu);
