@@ -68,8 +68,11 @@ def retain_all(items) -> None:
     with _lock:
         for r in items:
             if r._refs <= 0:
+                for u in items:          # undo the ones counted so far
+                    if u is r:
+                        break
+                    u._refs -= 1
                 raise ClosedError(f"{r.name} has been released")
-        for r in items:
             r._refs += 1
 
 
@@ -81,26 +84,43 @@ def release_all(items) -> None:
         for r in items:
             if type(r) is not _Res:
                 dead.append(r)
-            elif r._refs > 0:
-                r._refs -= 1
-                if not r._refs:
+            else:
+                n = r._refs
+                if n > 1:
+                    r._refs = n - 1
+                elif n == 1:
+                    r._refs = 0
                     dead.append(r)
-    for r in dead:
-        if type(r) is _Res:
-            r._finish()
-        else:
-            r.release()
+    if dead:
+        for r in dead:
+            if type(r) is _Res:
+                r._finish()
+            else:
+                r.release()
+
+
+def _drop(live: list, res: _Res) -> None:
+    """A handle's finalizer: mark it closed, then let go of its reference."""
+    live[0] = False
+    res.release()
 
 
 class Handle:
-    """Base of the public handle classes: ``close()``, context manager, ``closed``."""
+    """Base of the public handle classes: ``close()``, context manager, ``closed``.
+
+    ``_live`` is a one-item list the finalizer clears, so hot paths test ``self._live[0]``
+    (two loads) instead of ``weakref.finalize.alive`` (a property doing a registry lookup);
+    it turns False however the finalizer runs (close(), garbage collection, exit).
+    """
 
     _res: _Res
     _finalizer: weakref.finalize
+    _live = [False]          # before _adopt (a failed constructor): closed
 
-    def _adopt(self, res: _Res) -> None:
+    def _adopt(self, res: _Res, callback=_drop, *extra) -> None:
         self._res = res
-        self._finalizer = weakref.finalize(self, res.release)
+        live = self._live = [True]
+        self._finalizer = weakref.finalize(self, callback, live, res, *extra)
 
     def close(self) -> None:
         """Release this handle's reference; safe to call any number of times."""
@@ -110,12 +130,10 @@ class Handle:
 
     @property
     def closed(self) -> bool:
-        f = getattr(self, "_finalizer", None)
-        return f is None or not f.alive
+        return not self._live[0]
 
     def _check_open(self) -> None:
-        f = getattr(self, "_finalizer", None)
-        if f is None or not f.alive:
+        if not self._live[0]:
             raise ClosedError(f"{type(self).__name__} is closed")
 
     def __enter__(self):

@@ -58,7 +58,7 @@ class DeviceMemory(Handle):
     @property
     def ptr(self):
         """The address as a ``void *`` cdata."""
-        if not self._finalizer.alive:
+        if not self._live[0]:
             self._check_open()
         return self._ptr
 

@@ -16,12 +16,12 @@ import threading
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res, release_all, retain_all
+from ._lifetime import Handle, _Res, _lock, release_all, retain_all
 from .dtypes import bfloat16, float16, float32
 from .errors import PlanConsumedError, check, warn_status
 from .memory import DeviceMemory, Workspace
 from .scalar import Scalar, _float32_cache, cached_float32
-from .stream import Stream
+from .stream import _PENDING_LIMIT, Stream
 from .tensor import Tensor
 
 __all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", "HardsigmoidBackwardPlan",
@@ -31,6 +31,7 @@ _tls = threading.local()
 
 
 _NULL = ffi.NULL
+_NO_STREAM = object()     # never passed by a caller: run()'s fast path is off
 _ht_phase1 = lib.aclnnHardtanhBackwardGetWorkspaceSize
 _ht_phase2 = lib.aclnnHardtanhBackward
 _hs_phase1 = lib.aclnnHardsigmoidBackwardGetWorkspaceSize
@@ -52,9 +53,18 @@ def _destroy_executor(box: list) -> None:
         warn_status(lib.aclDestroyAclOpExecutor(ex), "aclDestroyAclOpExecutor", stacklevel=5)
 
 
+def _close_plan(live: list, res: _Res, unpin_lists: list) -> None:
+    """A plan's finalizer: streams the plan is pinned on drop their pin at their next sync."""
+    live[0] = False
+    for lst in unpin_lists:
+        lst.append(res)
+    res.release()
+
+
 class _Plan(Handle):
     _OP = ""
     _PHASE2 = None
+    _fast = _NO_STREAM
 
     def _plan(self, status_fn, tensors, scalars, out: Tensor, repeatable: bool):
         deps = []
@@ -79,17 +89,27 @@ class _Plan(Handle):
         self.repeatable = bool(repeatable)
         self.out = out
         self._tensors = tensors
-        self._last_streams = tuple(t._pending for t in tensors)
+        # The `_pending` cells of the tensors (shared with their views): each run records
+        # its stream there so numpy()/copy_from() wait for it.  Both operators take 3.
+        self._cells = tuple(t._pending for t in tensors)
         self._workspace: DeviceMemory | None = None
         self._runs = 0
-        self._adopt(_Res(type(self).__name__, lambda: _destroy_executor(box), deps))
+        self._pinned = None               # the stream this (repeatable) plan last pinned itself to
+        self._fast = _NO_STREAM           # the stream whose runs take run()'s fast path
+        self._ws_ptr = _NULL              # the plan's own workspace (NULL until allocated)
+        self._phase2 = self._PHASE2
+        self._unpin_lists: list = []      # the `_unpin` lists of every stream it is pinned on
+        self._adopt(_Res(type(self).__name__, lambda: _destroy_executor(box), deps),
+                    _close_plan, self._unpin_lists)
 
     def close(self) -> None:
         """Destroy the executor (once no queued run needs it) and drop the plan's references."""
         super().close()
         self._tensors = ()
-        self._last_streams = ()
+        self._cells = ()
         self._workspace = None
+        self._pinned = None
+        self._fast = _NO_STREAM
 
     @property
     def runs(self) -> int:
@@ -106,7 +126,20 @@ class _Plan(Handle):
         ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the
         plan allocates one (kept for later runs).  Returns ``out`` without waiting.
         """
-        if not self._finalizer.alive:
+        if stream is self._fast and workspace is None and self._live[0] and stream._live[0]:
+            # Steady state of a repeatable plan: pinned on this stream, its own workspace (or
+            # none), so nothing to check or hold beyond the two open flags.
+            st = self._phase2(self._ws_ptr, self.workspace_size, self._box[0], stream._handle)
+            if st:
+                check(st, self._OP)
+            self._runs += 1
+            a, b, c = self._cells
+            a[0] = b[0] = c[0] = stream
+            return self.out
+        return self._run(workspace, stream)
+
+    def _run(self, workspace, stream) -> Tensor:
+        if not self._live[0]:
             self._check_open()
         executor = self._box[0]
         if executor is None:
@@ -114,6 +147,15 @@ class _Plan(Handle):
                                     "create it with repeatable=True to run it again")
         if stream is None:
             stream = self.out._device_state.get_default_stream()
+        if type(stream) is not Stream:
+            raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+        if not stream._live[0]:
+            stream._check_open()
+        if self.repeatable and stream is not self._pinned:
+            # Held until the plan is closed and the stream has synced since: steady-state
+            # runs on the same stream then cost no retain/release at all.
+            stream._pin(self._res, self._unpin_lists)
+            self._pinned = stream
         size = self.workspace_size
         if size == 0:
             ws_ptr = _NULL
@@ -123,21 +165,25 @@ class _Plan(Handle):
                     self._workspace = Workspace(self.out._device_state, size)
                     self._res._deps += (self._workspace._res.retain(),)
                     self._workspace.close()     # the plan's reference keeps it
-                ws_ptr = self._workspace._ptr
+                    self._ws_ptr = self._workspace._ptr
+                ws_ptr = self._ws_ptr
             else:
                 if workspace.nbytes < size:
                     raise ValueError(f"workspace of {workspace.nbytes} bytes, {size} needed")
                 ws_ptr = workspace.ptr
                 stream._keep(workspace._res)
-        st = self._PHASE2(ws_ptr, size, executor, stream.handle)
+        st = self._phase2(ws_ptr, size, executor, stream._handle)
         if st:
             check(st, self._OP)
         self._runs += 1
-        if not self.repeatable:
+        if self.repeatable:
+            if workspace is None:
+                self._fast = stream             # later runs here take the fast path
+        else:
             self._box[0] = None              # the run owns the executor now
-        stream._keep(self._res)              # tensors, scalars, workspace live until the stream syncs
-        for p in self._last_streams:
-            p[0] = stream
+            stream._keep(self._res)          # tensors, scalars live until the stream syncs
+        a, b, c = self._cells
+        a[0] = b[0] = c[0] = stream
         return self.out
 
     def __repr__(self):
@@ -268,12 +314,12 @@ def _bound(value):
     t = type(value)
     if t is float or t is int:
         return cached_float32(value)
-    if t is Scalar and value._finalizer.alive:
+    if t is Scalar and value._live[0]:
         return value
     return None
 
 
-def _launch(status, size, exe, phase2, op, deps, stream, tensors):
+def _launch(status, size, exe, phase2, op, deps, stream, g, x, o):
     """Phase 2 of a one-call operator whose phase 1 returned ``status``.  ``deps`` are
     retained; on success the stream takes them over (held until it syncs), else they are
     released here."""
@@ -284,7 +330,7 @@ def _launch(status, size, exe, phase2, op, deps, stream, tensors):
         ws_ptr = _NULL
         if ws_size:
             try:
-                ws = Workspace(tensors[-1]._device_state, ws_size)
+                ws = Workspace(o._device_state, ws_size)
             except BaseException:
                 _destroy_executor([executor])
                 raise
@@ -298,10 +344,16 @@ def _launch(status, size, exe, phase2, op, deps, stream, tensors):
     except BaseException:
         release_all(deps)
         raise
-    stream._keep_group(deps)
-    for t in tensors:
-        t._pending[0] = stream
-    return tensors[-1]
+    # The stream owns the references until it syncs; one entry for repeated identical calls.
+    pending = stream._pending
+    if pending and pending[-1] == deps:      # the same resources are held already
+        release_all(deps)
+    else:
+        pending.append(deps)
+        if len(pending) > _PENDING_LIMIT:
+            stream.synchronize()
+    g._pending[0] = x._pending[0] = o._pending[0] = stream
+    return o
 
 
 def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None):
@@ -316,22 +368,52 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
         hi = _float32_cache.get(max_val) if type(max_val) is float else None
         if hi is None:
             hi = _bound(max_val)
-        if (lo is not None and hi is not None and grad_output._finalizer.alive and self._finalizer.alive
-                and out._finalizer.alive):
+        if (lo is not None and hi is not None and grad_output._live[0] and self._live[0]
+                and out._live[0]):
             if stream is None:
                 stream = out._device_state.get_default_stream()
-            if type(stream) is Stream and stream._finalizer.alive:
-                deps = (grad_output._res, self._res, out._res, lo._res, hi._res)
-                retain_all(deps)
+            if type(stream) is Stream and stream._live[0]:
+                deps = (gr, xr, orr, lr, hr) = (grad_output._res, self._res, out._res, lo._res, hi._res)
+                with _lock:                        # retain_all(deps), unrolled
+                    ok = gr._refs > 0 and xr._refs > 0 and orr._refs > 0 and lr._refs > 0 and hr._refs > 0
+                    if ok:
+                        gr._refs += 1
+                        xr._refs += 1
+                        orr._refs += 1
+                        lr._refs += 1
+                        hr._refs += 1
+                if not ok:
+                    retain_all(deps)               # raises ClosedError naming the released one
                 try:
-                    size, exe = _phase1_buffers()
+                    try:
+                        size, exe = _tls.p1
+                    except AttributeError:
+                        size, exe = _phase1_buffers()
                     st = _ht_phase1(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
                                     size, exe)
+                    launched = not st and not size[0]
+                    if launched:
+                        # The usual case (no workspace), inlined; _launch does the rest.
+                        executor = exe[0]
+                        st = _ht_phase2(_NULL, 0, executor, stream._handle)
+                        if st:
+                            _destroy_executor([executor])
+                            check(st, "aclnnHardtanhBackward")
                 except BaseException:
                     release_all(deps)
                     raise
+                if launched:
+                    pending = stream._pending          # the stream owns deps until it syncs
+                    if pending and pending[-1] == deps:
+                        release_all(deps)
+                    else:
+                        pending.append(deps)
+                        if len(pending) > _PENDING_LIMIT:
+                            stream.synchronize()
+                    grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
+                    return out
                 return _launch(st, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
-                               (grad_output, self, out))
+                               grad_output, self, out)
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)
@@ -346,20 +428,48 @@ def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream
     """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0,
     in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."""
     if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
-        if grad_output._finalizer.alive and self._finalizer.alive and out._finalizer.alive:
+        if grad_output._live[0] and self._live[0] and out._live[0]:
             if stream is None:
                 stream = out._device_state.get_default_stream()
-            if type(stream) is Stream and stream._finalizer.alive:
-                deps = (grad_output._res, self._res, out._res)
-                retain_all(deps)
+            if type(stream) is Stream and stream._live[0]:
+                deps = (gr, xr, orr) = (grad_output._res, self._res, out._res)
+                with _lock:                        # retain_all(deps), unrolled
+                    ok = gr._refs > 0 and xr._refs > 0 and orr._refs > 0
+                    if ok:
+                        gr._refs += 1
+                        xr._refs += 1
+                        orr._refs += 1
+                if not ok:
+                    retain_all(deps)               # raises ClosedError naming the released one
                 try:
-                    size, exe = _phase1_buffers()
+                    try:
+                        size, exe = _tls.p1
+                    except AttributeError:
+                        size, exe = _phase1_buffers()
                     st = _hs_phase1(grad_output._handle, self._handle, out._handle, size, exe)
+                    launched = not st and not size[0]
+                    if launched:
+                        # The usual case (no workspace), inlined; _launch does the rest.
+                        executor = exe[0]
+                        st = _hs_phase2(_NULL, 0, executor, stream._handle)
+                        if st:
+                            _destroy_executor([executor])
+                            check(st, "aclnnHardsigmoidBackward")
                 except BaseException:
                     release_all(deps)
                     raise
+                if launched:
+                    pending = stream._pending          # the stream owns deps until it syncs
+                    if pending and pending[-1] == deps:
+                        release_all(deps)
+                    else:
+                        pending.append(deps)
+                        if len(pending) > _PENDING_LIMIT:
+                            stream.synchronize()
+                    grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
+                    return out
                 return _launch(st, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
-                               (grad_output, self, out))
+                               grad_output, self, out)
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardsigmoidBackwardPlan(g, x, out)

@@ -32,7 +32,7 @@ class Scalar(Handle):
 
     @property
     def handle(self):
-        if not self._finalizer.alive:
+        if not self._live[0]:
             self._check_open()
         return self._handle
 

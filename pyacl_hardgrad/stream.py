@@ -24,12 +24,19 @@ def _out_buffers():
     return b
 
 
-def _destroy_stream(handle, pending: list) -> None:
+def _destroy_stream(handle, pending: list, pins: dict) -> None:
     try:
         warn_status(lib.aclrtSynchronizeStream(handle), "aclrtSynchronizeStream", stacklevel=4)
         warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream", stacklevel=4)
     finally:
         _drop_pending(pending)
+        held = []
+        while pins:                  # popitem() is atomic: each pin is released once
+            try:
+                held.append(pins.popitem()[1][0])
+            except KeyError:
+                break
+        release_all(held)            # an unpin arriving later finds nothing to release
 
 
 def _drop_pending(pending: list) -> None:
@@ -40,6 +47,9 @@ def _drop_pending(pending: list) -> None:
 
 def _release_entries(items: list) -> None:
     """Release pending entries: a resource, or a tuple of resources one launch holds."""
+    if len(items) == 1 and type(items[0]) is tuple:      # the usual case: one launch per sync
+        release_all(items[0])
+        return
     flat = []
     for e in items:
         if type(e) is tuple:
@@ -55,6 +65,14 @@ class Stream(Handle):
     Work enqueued on it (copies, operators) runs in order, asynchronously.  Resources an
     enqueued operator uses are kept alive until the next ``synchronize()`` (or close), so
     closing a tensor right after launching work on it cannot free memory still in use.
+
+    Two kinds of holds:
+      * ``_pending``: entries retained for one launch, released by the next synchronize();
+      * ``_pins``: repeatable plans (id(res) -> (res,)) that ran here.  A pin is taken once and
+        kept across synchronize() calls, so running a plan again costs no retain/release.
+        When the plan is closed (or collected) its finalizer puts its resource on
+        ``_unpin``; the next synchronize() (or the stream's close) drops those pins, i.e.
+        after the work that used them has finished.
     """
 
     def __init__(self, device, *, _default: bool = False):
@@ -64,8 +82,11 @@ class Stream(Handle):
         check(lib.aclrtCreateStream(p), "aclrtCreateStream")
         handle = p[0]
         self._handle = handle
-        pending: list[_Res] = []
+        pending: list = []
+        pins: dict = {}
         self._pending = pending
+        self._pins = pins
+        self._unpin: list = []
         self._device_state = state
         # The device's own default stream is owned by the device state and must not hold it.
         try:
@@ -73,12 +94,12 @@ class Stream(Handle):
         except BaseException:
             warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
             raise
-        self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending), deps))
+        self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending, pins), deps))
 
     @property
     def handle(self):
         """The aclrtStream cdata (never NULL: NULL would mean ACL's default stream)."""
-        if not self._finalizer.alive:
+        if not self._live[0]:
             self._check_open()
         return self._handle
 
@@ -99,35 +120,77 @@ class Stream(Handle):
         if len(pending) > _PENDING_LIMIT:
             self.synchronize()
 
-    def _keep_group(self, group: tuple) -> None:
-        """Like _keep for resources the caller has already retained (ownership moves here)."""
-        pending = self._pending
-        if pending and pending[-1] == group:    # the same resources are held already
-            release_all(group)
-            return
-        pending.append(group)
-        if len(pending) > _PENDING_LIMIT:
-            self.synchronize()
+    def _pin(self, res: _Res, unpin_lists: list) -> None:
+        """Hold a repeatable plan's res until it is closed and this stream has synced since.
 
-    def synchronize(self) -> None:
-        """Block until everything enqueued on this stream has finished."""
-        if not self._finalizer.alive:
-            self._check_open()
-        pending = self._pending
-        if not pending:
-            st = _sync_stream(self._handle)
-            if st:
-                check(st, "aclrtSynchronizeStream")
+        ``unpin_lists`` is the plan's list of the streams' ``_unpin`` lists its finalizer
+        appends to.  Called before the launch, so a close racing with the launch cannot
+        free the executor under it.
+        """
+        pins = self._pins
+        key = id(res)
+        if key in pins:
             return
+        if len(pins) >= _PENDING_LIMIT and self._unpin:
+            self.synchronize()           # drop pins of closed plans (bounded growth)
+        res.retain()
+        cell = (res,)
+        # setdefault is atomic: when two threads pin the same plan at once, one cell wins
+        # and the other thread gives its reference back.
+        if pins.setdefault(key, cell) is not cell:
+            res.release()
+            return
+        unpin_lists.append(self._unpin)
+
+    def _sync_slow(self, pending: list) -> None:
         # Take the entries before waiting: whatever is added meanwhile was launched after
         # this wait began and must stay held.
         items = pending[:]
         del pending[:len(items)]
+        unpin = self._unpin
+        gone = unpin[:]
+        del unpin[:len(gone)]
         st = _sync_stream(self._handle)
         if st:
             pending[:0] = items
+            unpin[:0] = gone
             check(st, "aclrtSynchronizeStream")
-        _release_entries(items)
+        if gone:
+            pins = self._pins
+            # pop() is atomic under the GIL: a res is released by exactly one caller
+            # (this sync, or the stream's destruction that cleared pins).
+            items.append(tuple(c[0] for c in (pins.pop(id(r), None) for r in gone) if c is not None))
+        if items:
+            _release_entries(items)
+
+    def synchronize(self) -> None:
+        """Block until everything enqueued on this stream has finished."""
+        if not self._live[0]:
+            self._check_open()
+        pending = self._pending
+        if not pending:
+            if not self._unpin:              # nothing held (e.g. repeatable plans only)
+                st = _sync_stream(self._handle)
+                if st:
+                    check(st, "aclrtSynchronizeStream")
+                return
+        elif len(pending) == 1 and not self._unpin:
+            # One entry (the steady state of launch + sync).  list.pop() is atomic, and any
+            # entry taken before the wait begins was launched before it, so is covered by
+            # it; a concurrent synchronize() that took it first (IndexError) releases it
+            # after its own wait.
+            try:
+                held = pending.pop()
+            except IndexError:
+                held = ()
+            st = _sync_stream(self._handle)
+            if st:
+                if held != ():
+                    pending.insert(0, held)
+                check(st, "aclrtSynchronizeStream")
+            release_all(held if type(held) is tuple else (held,))
+            return
+        self._sync_slow(pending)
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record ``event`` (a new one when None) on this stream and return it."""
@@ -162,7 +225,7 @@ class Event(Handle):
 
     @property
     def handle(self):
-        if not self._finalizer.alive:
+        if not self._live[0]:
             self._check_open()
         return self._handle
 

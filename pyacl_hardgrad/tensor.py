@@ -197,7 +197,7 @@ class Tensor(Handle):
     @property
     def handle(self):
         """The ``aclTensor *`` cdata."""
-        if not self._finalizer.alive:
+        if not self._live[0]:
             self._check_open()
         return self._handle
 
