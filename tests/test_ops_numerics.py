@@ -28,7 +28,8 @@ def _f32_samples(rng):
     special = np.array(F32_SPECIAL_BITS, dtype=np.uint32).view(np.float32)
     rand_bits = rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)
     uniform = rng.uniform(-4, 4, 20000).astype(np.float32)
-    near3 = (np.float32(3) + rng.integers(-300, 300, 2000).astype(np.float32) * np.float32(2.0**-22))
+    # every float within 300 ulps of 3 (the hardsigmoid keep range ends there)
+    near3 = (np.float32(3) + np.arange(-300, 301).astype(np.float32) * np.float32(2.0**-22))
     small = (rng.standard_normal(5000) * 1e-6).astype(np.float32)
     return np.concatenate([special, rand_bits, uniform, near3, -near3, small])
 

@@ -5,6 +5,7 @@
 #ifndef PYACL_HARDGRAD_OPAPI_KERNEL_MATH_H_
 #define PYACL_HARDGRAD_OPAPI_KERNEL_MATH_H_
 
+#include <math.h>
 #include <stdint.h>
 
 #include "convert.h"
@@ -19,6 +20,17 @@ static inline uint32_t hg_keep_mask32(float s, float lo, float hi)
     return (uint32_t)0 - (uint32_t)keep;
 }
 
+/* Bounds for SIMD keep tests written as "not s <= lo and not s >= hi" (unordered compares,
+ * NaN s kept without a separate test): equal to the rule above for any non-NaN bounds, and
+ * a NaN bound (keep NaN s only) becomes lo = +inf, hi = -inf, which gives the same. */
+static inline void hg_ht_unordered_bounds(float *lo, float *hi)
+{
+    if (*lo != *lo || *hi != *hi) {
+        *lo = INFINITY;
+        *hi = -INFINITY;
+    }
+}
+
 /* HardsigmoidBackward in fp32, two roundings (no FMA): t = s/6 + 0.5; r = g/6; 0 < t < 1 ? r : +0. */
 static inline float hg_hardsigmoid_grad(float g, float s)
 {
@@ -28,6 +40,17 @@ static inline float hg_hardsigmoid_grad(float g, float s)
     uint32_t keep = (uint32_t)0 - (uint32_t)((t > 0.0f) & (t < 1.0f));   /* branch-free select */
     return hg_bits_f32(hg_f32_bits(r) & keep);
 }
+
+/* hg_hardsigmoid_grad keeps r exactly for HG_HS_KEEP_MIN <= s <= HG_HS_KEEP_MAX (and never for
+ * NaN): t rises monotonically with s under round-to-nearest, so its 0 < t < 1 test is one
+ * interval of s.  The bounds were found, and the equivalence checked, over all 2^32 fp32
+ * inputs; SIMD kernels compare s against them instead of computing t. */
+#define HG_HS_KEEP_MIN (-0x1.7ffffep+1f)   /* the float just above -3 */
+#define HG_HS_KEEP_MAX (0x1.7ffffcp+1f)    /* two floats below 3 */
+/* The same interval on the 16-bit words (all 65536 checked): |s| < 3, i.e. the word without
+ * its sign bit below that of 3.0 (NaN words lie above it). */
+#define HG_HS_KEEP_F16_ABS_LT 0x4200
+#define HG_HS_KEEP_BF16_ABS_LT 0x4040
 
 /* Element loaders: raw storage word -> fp32. */
 #define HG_LD_F32(x) (x)

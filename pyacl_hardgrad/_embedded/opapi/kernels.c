@@ -132,3 +132,29 @@ hg_hardsigmoid_fn hg_hardsigmoid_kernel(aclDataType grad, aclDataType self, aclD
     }
     return fn ? fn : hg_scalar_hardsigmoid_kernel(grad, self, out);
 }
+
+/* Streaming-store kernels for tensors much larger than the caches: only where the selected
+ * path has them (the AVX2 16-bit kernels), else NULL and the caller keeps the normal one. */
+hg_hardtanh_fn hg_hardtanh_kernel_nt(aclDataType dtype)
+{
+#if defined(__x86_64__)
+    if (hg_kernel_isa() == HG_ISA_AVX2) {
+        return hg_avx2_hardtanh_kernel_nt(dtype);
+    }
+#endif
+    (void)dtype;
+    return NULL;
+}
+
+hg_hardsigmoid_fn hg_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out)
+{
+#if defined(__x86_64__)
+    if (hg_kernel_isa() == HG_ISA_AVX2) {
+        return hg_avx2_hardsigmoid_kernel_nt(grad, self, out);
+    }
+#endif
+    (void)grad;
+    (void)self;
+    (void)out;
+    return NULL;
+}

@@ -25,6 +25,8 @@ hg_hardsigmoid_fn hg_scalar_hardsigmoid_kernel(aclDataType grad, aclDataType sel
 #if defined(__x86_64__)
 hg_hardtanh_fn hg_avx2_hardtanh_kernel(aclDataType dtype);
 hg_hardsigmoid_fn hg_avx2_hardsigmoid_kernel(aclDataType grad, aclDataType self, aclDataType out);
+hg_hardtanh_fn hg_avx2_hardtanh_kernel_nt(aclDataType dtype);
+hg_hardsigmoid_fn hg_avx2_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out);
 hg_hardtanh_fn hg_avx512_hardtanh_kernel(aclDataType dtype);
 hg_hardsigmoid_fn hg_avx512_hardsigmoid_kernel(aclDataType grad, aclDataType self, aclDataType out);
 #endif

@@ -15,8 +15,8 @@
  *   HG_V_HT32(o, g, s, lo, hi) HG_V_HT16(o, g, s, lo, hi) HardtanhBackward of HG_W elements
  *                                                        (g/o raw words, s widened self)
  * and HG_PFX, the name prefix (hg_<HG_PFX>_hardtanh_kernel ...).  Optionally
- * HG_HS_BF16_BF16_BF16 and HG_HT_BF16 name arch-specific kernels for all-bf16
- * HardsigmoidBackward and HardtanhBackward.
+ * HG_HS_BF16_BF16_BF16, HG_HS_F16_F16_F16 and HG_HT_BF16 name arch-specific kernels for
+ * all-bf16 / all-fp16 HardsigmoidBackward and all-bf16 HardtanhBackward.
  */
 #ifndef PYACL_HARDGRAD_OPAPI_KERNELS_SIMD_H_
 #define PYACL_HARDGRAD_OPAPI_KERNELS_SIMD_H_
@@ -48,7 +48,9 @@
         T *o = out;                                                                                   \
         size_t i = begin;                                                                             \
         if (end - begin >= HG_W) {                                                                    \
-            const HG_V vlo = HG_V_SET1(lo), vhi = HG_V_SET1(hi);                                      \
+            float vl = lo, vh = hi;                                                                   \
+            hg_ht_unordered_bounds(&vl, &vh);   /* for arch files with unordered keep tests */         \
+            const HG_V vlo = HG_V_SET1(vl), vhi = HG_V_SET1(vh);                                      \
             for (; i + HG_W <= end; i += HG_W) {                                                      \
                 VOP(o + i, g + i, VLD(s + i), vlo, vhi);                                              \
             }                                                                                         \
@@ -116,6 +118,11 @@ hg_hardsigmoid_fn HGS_NAME(hardsigmoid_kernel)(aclDataType grad, aclDataType sel
 #ifdef HG_HS_BF16_BF16_BF16
     if (g == 2 && s == 2 && o == 2) {
         return HG_HS_BF16_BF16_BF16;   /* the arch file's specialised all-bf16 kernel */
+    }
+#endif
+#ifdef HG_HS_F16_F16_F16
+    if (g == 1 && s == 1 && o == 1) {
+        return HG_HS_F16_F16_F16;      /* the arch file's specialised all-fp16 kernel */
     }
 #endif
     return table[g][s][o];

@@ -58,21 +58,19 @@ static inline __m256 v_rt_bf16(__m256 v)
     return _mm256_castsi256_ps(_mm256_slli_epi32(v_bf16_words(v), 16));
 }
 
+/* HardsigmoidBackward: g/6 where s is inside kernel_math.h's keep interval (t not computed). */
 static inline __m256 v_hs(__m256 g, __m256 s)
 {
-    const __m256 sixth = _mm256_set1_ps(HG_SIXTH);
-    __m256 t = _mm256_mul_ps(s, sixth);
-    t = _mm256_add_ps(t, _mm256_set1_ps(0.5f));
-    __m256 r = _mm256_mul_ps(g, sixth);
-    __m256 keep = _mm256_and_ps(_mm256_cmp_ps(t, _mm256_setzero_ps(), _CMP_GT_OQ),
-                                _mm256_cmp_ps(t, _mm256_set1_ps(1.0f), _CMP_LT_OQ));
+    __m256 r = _mm256_mul_ps(g, _mm256_set1_ps(HG_SIXTH));
+    __m256 keep = _mm256_and_ps(_mm256_cmp_ps(s, _mm256_set1_ps(HG_HS_KEEP_MIN), _CMP_GE_OQ),
+                                _mm256_cmp_ps(s, _mm256_set1_ps(HG_HS_KEEP_MAX), _CMP_LE_OQ));
     return _mm256_and_ps(r, keep);
 }
 
+/* lo < s < hi or NaN, for bounds passed through hg_ht_unordered_bounds. */
 static inline __m256 v_ht_keep(__m256 s, __m256 lo, __m256 hi)
 {
-    __m256 inside = _mm256_and_ps(_mm256_cmp_ps(s, lo, _CMP_GT_OQ), _mm256_cmp_ps(s, hi, _CMP_LT_OQ));
-    return _mm256_or_ps(inside, _mm256_cmp_ps(s, s, _CMP_UNORD_Q));
+    return _mm256_and_ps(_mm256_cmp_ps(s, lo, _CMP_NLE_UQ), _mm256_cmp_ps(s, hi, _CMP_NGE_UQ));
 }
 
 static inline void v_ht32(uint32_t *o, const uint32_t *g, __m256 s, __m256 lo, __m256 hi)
@@ -90,58 +88,196 @@ static inline void v_ht16(uint16_t *o, const uint16_t *g, __m256 s, __m256 lo, _
     _mm_storeu_si128((__m128i *)(void *)o, _mm_and_si128(gw, k16));
 }
 
-/* bf16 x bf16 -> bf16 HardsigmoidBackward, 16 elements per step.  Unpacking the words
- * against zero puts each bf16 in the top half of a 32-bit lane (its exact fp32 value)
- * with lanes in the order 0-3, 8-11 (low) and 4-7, 12-15 (high); the in-lane pack of
- * the two rounded halves restores 0..15, so no lane-crossing shuffle is needed. */
-static void hs_bf16_x16(const void *grad, const void *self, void *out, size_t begin, size_t end)
+/* The 16-bit kernels below come in two flavours: ordinary stores, and (nt = 1) stores that
+ * bypass the caches for tensors much larger than them (hg_ew_run chooses), which saves
+ * reading every output line before it is overwritten.  Streaming stores need 32-byte
+ * aligned addresses, so a misaligned head goes element by element, and they are ordered
+ * with an sfence before the range is reported done. */
+static inline void v_st16x16(uint16_t *p, __m256i v, int nt)
+{
+    if (nt) {
+        _mm256_stream_si256((__m256i *)(void *)p, v);
+    } else {
+        _mm256_storeu_si256((__m256i *)(void *)p, v);
+    }
+}
+
+/* First index from `begin` (at most `end`) where streaming stores into o may start. */
+static inline size_t v_nt_head(const uint16_t *o, size_t begin, size_t end, int nt)
+{
+    size_t i = begin;
+    if (nt) {
+        while (i < end && ((uintptr_t)(const void *)(o + i) & 31u) != 0) {
+            i++;
+        }
+    }
+    return i;
+}
+
+static inline uint16_t hs_bf16_one(uint16_t g, uint16_t s)
+{
+    return HG_ST_BF16_BF16(hg_hardsigmoid_grad(HG_LD_BF16(g), HG_LD_BF16(s)));
+}
+
+/* bf16 x bf16 -> bf16 HardsigmoidBackward, 16 elements per step.  Each 32-bit lane holds
+ * two bf16 words: shifting the even one up (or masking the odd one's low half away) gives
+ * its exact fp32 value in place, and the two results go back into their own halves with
+ * one 16-bit blend, so no pack or lane-crossing shuffle is needed; the keep test is done
+ * on the 16-bit self words (kernel_math.h).  The rounding needs no NaN case here: a NaN g
+ * is a bf16 word (low 16 bits zero), g/6 is that NaN quieted, and adding 0x8000 to it
+ * carries nothing, which is convert.h's (x >> 16) | 0x40. */
+static inline void hs_bf16_run(const void *grad, const void *self, void *out, size_t begin, size_t end, int nt)
 {
     const uint16_t *g = grad;
     const uint16_t *s = self;
     uint16_t *o = out;
-    size_t i = begin;
-    const __m256i zero = _mm256_setzero_si256();
+    size_t i = v_nt_head(o, begin, end, nt);
+    for (size_t k = begin; k < i; k++) {
+        o[k] = hs_bf16_one(g[k], s[k]);
+    }
+    const __m256i hi_half = _mm256_set1_epi32((int)0xffff0000u);
+    const __m256i half_ulp = _mm256_set1_epi32(0x8000);
+    const __m256 sixth = _mm256_set1_ps(HG_SIXTH);
+    const __m256i abs_mask = _mm256_set1_epi16(0x7fff), abs_lim = _mm256_set1_epi16(HG_HS_KEEP_BF16_ABS_LT);
     for (; i + 16 <= end; i += 16) {
         __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
         __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        __m256 rlo = v_hs(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, gw)),
-                          _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw)));
-        __m256 rhi = v_hs(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, gw)),
-                          _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw)));
-        __m256i packed = _mm256_packus_epi32(v_bf16_words(rlo), v_bf16_words(rhi));
-        _mm256_storeu_si256((__m256i *)(void *)(o + i), packed);
+        __m256 ge = _mm256_castsi256_ps(_mm256_slli_epi32(gw, 16));
+        __m256 go = _mm256_castsi256_ps(_mm256_and_si256(gw, hi_half));
+        __m256i keep = _mm256_cmpgt_epi16(abs_lim, _mm256_and_si256(sw, abs_mask));
+        __m256i re = _mm256_add_epi32(_mm256_castps_si256(_mm256_mul_ps(ge, sixth)), half_ulp);
+        __m256i ro = _mm256_add_epi32(_mm256_castps_si256(_mm256_mul_ps(go, sixth)), half_ulp);
+        __m256i res = _mm256_blend_epi16(_mm256_srli_epi32(re, 16), ro, 0xAA);
+        v_st16x16(o + i, _mm256_and_si256(res, keep), nt);
     }
     for (; i < end; i++) {
-        o[i] = HG_ST_BF16_BF16(hg_hardsigmoid_grad(HG_LD_BF16(g[i]), HG_LD_BF16(s[i])));
+        o[i] = hs_bf16_one(g[i], s[i]);
     }
+    if (nt) {
+        _mm_sfence();
+    }
+}
+
+static void hs_bf16_x16(const void *grad, const void *self, void *out, size_t begin, size_t end)
+{
+    hs_bf16_run(grad, self, out, begin, end, 0);
+}
+
+static void hs_bf16_x16_nt(const void *grad, const void *self, void *out, size_t begin, size_t end)
+{
+    hs_bf16_run(grad, self, out, begin, end, 1);
 }
 
 #define HG_HS_BF16_BF16_BF16 hs_bf16_x16
 
-/* bf16 HardtanhBackward, 16 elements per step, widened the same way; the in-lane pack of
- * the two keep masks lines up with the 16 gradOutput words. */
-static void ht_bf16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
-                        size_t end)
+static inline uint16_t hs_f16_one(uint16_t g, uint16_t s)
+{
+    return HG_ST_F16_F16(hg_hardsigmoid_grad(HG_LD_F16(g), HG_LD_F16(s)));
+}
+
+/* fp16 x fp16 -> fp16 HardsigmoidBackward, 16 elements per step: only gradOutput goes
+ * through fp32 (F16C); the keep test is done on the 16-bit self words (kernel_math.h), and
+ * masking after the rounding is the same since a dropped lane rounds to +0 either way. */
+static inline void hs_f16_run(const void *grad, const void *self, void *out, size_t begin, size_t end, int nt)
 {
     const uint16_t *g = grad;
     const uint16_t *s = self;
     uint16_t *o = out;
-    size_t i = begin;
+    size_t i = v_nt_head(o, begin, end, nt);
+    for (size_t k = begin; k < i; k++) {
+        o[k] = hs_f16_one(g[k], s[k]);
+    }
+    const __m256 sixth = _mm256_set1_ps(HG_SIXTH);
+    const __m256i abs_mask = _mm256_set1_epi16(0x7fff), abs_lim = _mm256_set1_epi16(HG_HS_KEEP_F16_ABS_LT);
+    for (; i + 16 <= end; i += 16) {
+        __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i keep = _mm256_cmpgt_epi16(abs_lim, _mm256_and_si256(sw, abs_mask));
+        __m128i rlo = _mm256_cvtps_ph(_mm256_mul_ps(v_ld_f16(g + i), sixth), 0);
+        __m128i rhi = _mm256_cvtps_ph(_mm256_mul_ps(v_ld_f16(g + i + 8), sixth), 0);
+        __m256i res = _mm256_inserti128_si256(_mm256_castsi128_si256(rlo), rhi, 1);
+        v_st16x16(o + i, _mm256_and_si256(res, keep), nt);
+    }
+    for (; i < end; i++) {
+        o[i] = hs_f16_one(g[i], s[i]);
+    }
+    if (nt) {
+        _mm_sfence();
+    }
+}
+
+static void hs_f16_x16(const void *grad, const void *self, void *out, size_t begin, size_t end)
+{
+    hs_f16_run(grad, self, out, begin, end, 0);
+}
+
+static void hs_f16_x16_nt(const void *grad, const void *self, void *out, size_t begin, size_t end)
+{
+    hs_f16_run(grad, self, out, begin, end, 1);
+}
+
+#define HG_HS_F16_F16_F16 hs_f16_x16
+
+/* bf16 HardtanhBackward, 16 elements per step, widened the same way; the in-lane pack of
+ * the two keep masks lines up with the 16 gradOutput words. */
+static inline void ht_bf16_run(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                               size_t end, int nt)
+{
+    const uint16_t *g = grad;
+    const uint16_t *s = self;
+    uint16_t *o = out;
+    size_t i = v_nt_head(o, begin, end, nt);
+    for (size_t k = begin; k < i; k++) {
+        o[k] = (uint16_t)(g[k] & hg_keep_mask32(hg_bf16_to_f32(s[k]), lo, hi));
+    }
     const __m256i zero = _mm256_setzero_si256();
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    float vl = lo, vh = hi;
+    hg_ht_unordered_bounds(&vl, &vh);
+    const __m256 vlo = _mm256_set1_ps(vl), vhi = _mm256_set1_ps(vh);
     for (; i + 16 <= end; i += 16) {
         __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
         __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
         __m256i klo = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw)), vlo, vhi));
         __m256i khi = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw)), vlo, vhi));
-        _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm256_and_si256(gw, _mm256_packs_epi32(klo, khi)));
+        v_st16x16(o + i, _mm256_and_si256(gw, _mm256_packs_epi32(klo, khi)), nt);
     }
     for (; i < end; i++) {
         o[i] = (uint16_t)(g[i] & hg_keep_mask32(hg_bf16_to_f32(s[i]), lo, hi));
     }
+    if (nt) {
+        _mm_sfence();
+    }
+}
+
+static void ht_bf16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                        size_t end)
+{
+    ht_bf16_run(grad, self, out, lo, hi, begin, end, 0);
+}
+
+static void ht_bf16_x16_nt(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                           size_t end)
+{
+    ht_bf16_run(grad, self, out, lo, hi, begin, end, 1);
 }
 
 #define HG_HT_BF16 ht_bf16_x16
+
+/* Streaming-store variants (see v_st16x16); NULL where there is none. */
+hg_hardtanh_fn hg_avx2_hardtanh_kernel_nt(aclDataType dtype)
+{
+    return dtype == ACL_BF16 ? ht_bf16_x16_nt : NULL;
+}
+
+hg_hardsigmoid_fn hg_avx2_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out)
+{
+    if (grad == ACL_BF16 && self == ACL_BF16 && out == ACL_BF16) {
+        return hs_bf16_x16_nt;
+    }
+    if (grad == ACL_FLOAT16 && self == ACL_FLOAT16 && out == ACL_FLOAT16) {
+        return hs_f16_x16_nt;
+    }
+    return NULL;
+}
 
 #define HG_V_LD_F32(p) _mm256_loadu_ps(p)
 #define HG_V_LD_F32_BITS(p) _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))

@@ -235,6 +235,9 @@ aclnnStatus hg_plan_workspace(const char *func, hg_view *const *views, int count
  * staged data is still in cache when the next step reads it. */
 #define HG_STAGE_BLOCK ((size_t)8192)
 
+/* Tensors (all three together) from this many bytes up are written with streaming stores. */
+#define HG_STREAM_MIN_BYTES ((uint64_t)64 << 20)
+
 typedef struct ew_job {
     const hg_ew_plan *p;
     char *ws;
@@ -320,6 +323,24 @@ static int ew_ranges_independent(const hg_ew_plan *p)
     return 1;
 }
 
+/* Whether out should be written with cache-bypassing stores: nothing staged (the kernel
+ * writes the user's buffer directly) and the three tensors together far larger than a
+ * last-level cache, so none of it is still cached by the next call anyway. */
+static int ew_streaming(const hg_ew_plan *p)
+{
+    if (p->out.ws_offset != HG_NOT_STAGED) {
+        return 0;
+    }
+    uint64_t bytes = (uint64_t)p->numel * p->out.elsize;
+    for (int k = 0; k < p->nin; k++) {
+        if (p->in[k].ws_offset != HG_NOT_STAGED) {
+            return 0;
+        }
+        bytes += (uint64_t)p->numel * p->in[k].elsize;
+    }
+    return bytes >= HG_STREAM_MIN_BYTES;
+}
+
 void hg_ew_run(void *plan_arg, void *workspace)
 {
     const hg_ew_plan *p = plan_arg;
@@ -353,6 +374,15 @@ void hg_ew_run(void *plan_arg, void *workspace)
             hg_strided_scatter(&p->out, j.out);
         }
         return;
+    }
+    if (ew_streaming(p)) {
+        if (p->hardtanh) {
+            hg_hardtanh_fn nt = hg_hardtanh_kernel_nt(p->in[0].dtype);
+            j.hardtanh = nt ? nt : j.hardtanh;
+        } else {
+            hg_hardsigmoid_fn nt = hg_hardsigmoid_kernel_nt(p->in[0].dtype, p->in[1].dtype, p->out.dtype);
+            j.hardsigmoid = nt ? nt : j.hardsigmoid;
+        }
     }
     hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
 }

@@ -87,6 +87,10 @@ typedef void (*hg_hardsigmoid_fn)(const void *grad, const void *self, void *out,
 hg_hardtanh_fn hg_hardtanh_kernel(aclDataType dtype);
 /* Kernel for the given gradOutput, self and out dtypes; NULL if none. */
 hg_hardsigmoid_fn hg_hardsigmoid_kernel(aclDataType grad, aclDataType self, aclDataType out);
+/* Variants of the two above whose stores bypass the caches (for tensors far larger than
+ * them), or NULL where the selected path has none. */
+hg_hardtanh_fn hg_hardtanh_kernel_nt(aclDataType dtype);
+hg_hardsigmoid_fn hg_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out);
 /* Promotion of gradOutput x self for HardsigmoidBackward (ACL_DT_UNDEFINED if none). */
 aclDataType hg_hardsigmoid_promote(aclDataType grad, aclDataType self);
 
