@@ -12,40 +12,23 @@
 
 static const hg_exec_ops hardsigmoid_ops = {HS_OP, hg_ew_run, hg_ew_destroy};
 
-#define CHECK(expr)                       \
-    do {                                  \
-        aclnnStatus rc_ = (expr);         \
-        if (rc_ != ACLNN_SUCCESS) {       \
-            return rc_;                   \
-        }                                 \
-    } while (0)
-
-static aclnnStatus check_null(const void *p, const char *name)
-{
-    if (p == NULL) {
-        hg_set_error(HS_FUNC, "%s must not be null", name);
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    return ACLNN_SUCCESS;
-}
-
 ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                                          const aclTensor *self, aclTensor *out,
                                                                          uint64_t *workspaceSize,
                                                                          aclOpExecutor **executor)
 {
-    CHECK(check_null(gradOutput, "gradOutput"));
-    CHECK(check_null(self, "self"));
-    CHECK(check_null(out, "out"));
-    CHECK(check_null(workspaceSize, "workspaceSize"));
-    CHECK(check_null(executor, "executor"));
-    CHECK(hg_check_tensor_live(HS_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_tensor_live(HS_FUNC, "self", self));
-    CHECK(hg_check_tensor_live(HS_FUNC, "out", out));
+    HG_CHECK(hg_check_not_null(HS_FUNC, gradOutput, "gradOutput"));
+    HG_CHECK(hg_check_not_null(HS_FUNC, self, "self"));
+    HG_CHECK(hg_check_not_null(HS_FUNC, out, "out"));
+    HG_CHECK(hg_check_not_null(HS_FUNC, workspaceSize, "workspaceSize"));
+    HG_CHECK(hg_check_not_null(HS_FUNC, executor, "executor"));
+    HG_CHECK(hg_check_tensor_live(HS_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_tensor_live(HS_FUNC, "self", self));
+    HG_CHECK(hg_check_tensor_live(HS_FUNC, "out", out));
 
     /* dtypes: inputs supported, their promotion castable to out (a supported float) */
-    CHECK(hg_check_dtype(HS_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_dtype(HS_FUNC, "self", self));
+    HG_CHECK(hg_check_dtype(HS_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_dtype(HS_FUNC, "self", self));
     aclDataType promoted = hg_hardsigmoid_promote(gradOutput->dtype, self->dtype);
     if (!hg_float_dtype_supported(out->dtype)) {
         hg_set_error(HS_FUNC, "promoted dtype %s of gradOutput and self cannot be cast to out dtype %s (%d); "
@@ -55,19 +38,19 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const a
     }
 
     /* shapes: at most 8 dims, all identical */
-    CHECK(hg_check_ndim(HS_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_ndim(HS_FUNC, "self", self));
-    CHECK(hg_check_ndim(HS_FUNC, "out", out));
-    CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "self", self));
-    CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "out", out));
+    HG_CHECK(hg_check_ndim(HS_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_ndim(HS_FUNC, "self", self));
+    HG_CHECK(hg_check_ndim(HS_FUNC, "out", out));
+    HG_CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "self", self));
+    HG_CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "out", out));
 
-    CHECK(hg_check_format(HS_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_format(HS_FUNC, "self", self));
-    CHECK(hg_check_format(HS_FUNC, "out", out));
+    HG_CHECK(hg_check_format(HS_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_format(HS_FUNC, "self", self));
+    HG_CHECK(hg_check_format(HS_FUNC, "out", out));
 
-    CHECK(hg_check_data(HS_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_data(HS_FUNC, "self", self));
-    CHECK(hg_check_data(HS_FUNC, "out", out));
+    HG_CHECK(hg_check_data(HS_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_data(HS_FUNC, "self", self));
+    HG_CHECK(hg_check_data(HS_FUNC, "out", out));
 
     hg_ew_plan *plan = calloc(1, sizeof *plan);
     if (plan == NULL) {

@@ -12,23 +12,6 @@
 
 static const hg_exec_ops hardtanh_ops = {HT_OP, hg_ew_run, hg_ew_destroy};
 
-#define CHECK(expr)                       \
-    do {                                  \
-        aclnnStatus rc_ = (expr);         \
-        if (rc_ != ACLNN_SUCCESS) {       \
-            return rc_;                   \
-        }                                 \
-    } while (0)
-
-static aclnnStatus check_null(const void *p, const char *name)
-{
-    if (p == NULL) {
-        hg_set_error(HT_FUNC, "%s must not be null", name);
-        return ACLNN_ERR_PARAM_NULLPTR;
-    }
-    return ACLNN_SUCCESS;
-}
-
 static aclnnStatus check_scalar(const aclScalar *s, const char *name)
 {
     if (s->magic != HG_SCALAR_MAGIC) {
@@ -45,23 +28,23 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
                                                                       uint64_t *workspaceSize,
                                                                       aclOpExecutor **executor)
 {
-    CHECK(check_null(gradOutput, "gradOutput"));
-    CHECK(check_null(self, "self"));
-    CHECK(check_null(min, "min"));
-    CHECK(check_null(max, "max"));
-    CHECK(check_null(out, "out"));
-    CHECK(check_null(workspaceSize, "workspaceSize"));
-    CHECK(check_null(executor, "executor"));
-    CHECK(hg_check_tensor_live(HT_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_tensor_live(HT_FUNC, "self", self));
-    CHECK(check_scalar(min, "min"));
-    CHECK(check_scalar(max, "max"));
-    CHECK(hg_check_tensor_live(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_not_null(HT_FUNC, gradOutput, "gradOutput"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, self, "self"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, min, "min"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, max, "max"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, out, "out"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, workspaceSize, "workspaceSize"));
+    HG_CHECK(hg_check_not_null(HT_FUNC, executor, "executor"));
+    HG_CHECK(hg_check_tensor_live(HT_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_tensor_live(HT_FUNC, "self", self));
+    HG_CHECK(check_scalar(min, "min"));
+    HG_CHECK(check_scalar(max, "max"));
+    HG_CHECK(hg_check_tensor_live(HT_FUNC, "out", out));
 
     /* dtypes: supported, gradOutput == self (no promotion), out == gradOutput */
-    CHECK(hg_check_dtype(HT_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_dtype(HT_FUNC, "self", self));
-    CHECK(hg_check_dtype(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_dtype(HT_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_dtype(HT_FUNC, "self", self));
+    HG_CHECK(hg_check_dtype(HT_FUNC, "out", out));
     if (gradOutput->dtype != self->dtype) {
         hg_set_error(HT_FUNC, "gradOutput dtype %s and self dtype %s must be equal",
                      hg_dtype_name(gradOutput->dtype), hg_dtype_name(self->dtype));
@@ -74,23 +57,23 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
     }
 
     /* shapes: at most 8 dims, all identical */
-    CHECK(hg_check_ndim(HT_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_ndim(HT_FUNC, "self", self));
-    CHECK(hg_check_ndim(HT_FUNC, "out", out));
-    CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "self", self));
-    CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "out", out));
+    HG_CHECK(hg_check_ndim(HT_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_ndim(HT_FUNC, "self", self));
+    HG_CHECK(hg_check_ndim(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "self", self));
+    HG_CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "out", out));
 
-    CHECK(hg_check_format(HT_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_format(HT_FUNC, "self", self));
-    CHECK(hg_check_format(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_format(HT_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_format(HT_FUNC, "self", self));
+    HG_CHECK(hg_check_format(HT_FUNC, "out", out));
 
     float lo = 0.0f, hi = 0.0f;
-    CHECK(hg_scalar_to_float(min, &lo));
-    CHECK(hg_scalar_to_float(max, &hi));
+    HG_CHECK(hg_scalar_to_float(min, &lo));
+    HG_CHECK(hg_scalar_to_float(max, &hi));
 
-    CHECK(hg_check_data(HT_FUNC, "gradOutput", gradOutput));
-    CHECK(hg_check_data(HT_FUNC, "self", self));
-    CHECK(hg_check_data(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_data(HT_FUNC, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_data(HT_FUNC, "self", self));
+    HG_CHECK(hg_check_data(HT_FUNC, "out", out));
 
     hg_ew_plan *plan = calloc(1, sizeof *plan);
     if (plan == NULL) {

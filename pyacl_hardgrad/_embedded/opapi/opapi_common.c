@@ -37,6 +37,15 @@ int hg_float_dtype_supported(aclDataType dtype)
 
 /* ------------------------------------------------------------------ checks */
 
+aclnnStatus hg_check_not_null(const char *func, const void *p, const char *name)
+{
+    if (p == NULL) {
+        hg_set_error(func, "%s must not be null", name);
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus hg_check_tensor_live(const char *func, const char *name, const aclTensor *t)
 {
     if (t->magic != HG_TENSOR_MAGIC) {

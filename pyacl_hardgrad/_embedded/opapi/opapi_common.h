@@ -37,6 +37,17 @@ typedef struct hg_view {
 int hg_soc_supports_bf16(void);
 /* 1 for FLOAT, FLOAT16 and (on SoCs that have it) BF16. */
 int hg_float_dtype_supported(aclDataType dtype);
+/* Return from the calling function with the status when it is not ACLNN_SUCCESS. */
+#define HG_CHECK(expr)                    \
+    do {                                  \
+        aclnnStatus rc_ = (expr);         \
+        if (rc_ != ACLNN_SUCCESS) {       \
+            return rc_;                   \
+        }                                 \
+    } while (0)
+
+/* 161001 with "<name> must not be null" when p is NULL. */
+aclnnStatus hg_check_not_null(const char *func, const void *p, const char *name);
 aclnnStatus hg_check_tensor_live(const char *func, const char *name, const aclTensor *t);
 aclnnStatus hg_check_dtype(const char *func, const char *name, const aclTensor *t);
 aclnnStatus hg_check_ndim(const char *func, const char *name, const aclTensor *t);
