@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import threading
+import warnings
 
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
-from .errors import ClosedError, check, warn_status
+from .errors import CleanupWarning, ClosedError, check, warn_status
 from .runtime import _runtime_res
 
 __all__ = ["Device", "device_count", "default_device", "release_defaults"]
@@ -110,6 +111,20 @@ class Device(Handle):
     @property
     def id(self) -> int:
         return self._id
+
+    def close(self) -> None:
+        """Release this handle.  Work still queued on the device's default stream is waited
+        for first: it keeps its tensors and memory alive, and they keep the device set, so
+        without the wait a closed device would stay set until the process exits."""
+        if not self.closed:
+            s = self._state.default_stream
+            if s is not None and not s.closed:
+                try:
+                    s.synchronize()
+                except Exception as exc:        # never mask what the caller is doing
+                    warnings.warn(f"synchronizing the default stream of device {self._id} on close "
+                                  f"failed: {exc}", CleanupWarning, stacklevel=2)
+        super().close()
 
     def __index__(self):
         return self._id

@@ -211,6 +211,7 @@ class HardtanhBackwardPlan(_Plan):
 
     def __init__(plan, grad_output: Tensor, self: Tensor, min_val=-1.0, max_val=1.0, out: Tensor | None = None,
                  repeatable: bool = False):
+        _check_tensors(grad_output, self, out)
         owned: list[Scalar] = []
         created = None
         try:
@@ -252,6 +253,7 @@ class HardsigmoidBackwardPlan(_Plan):
     _PHASE2 = staticmethod(_hs_phase2)
 
     def __init__(plan, grad_output: Tensor, self: Tensor, out: Tensor | None = None, repeatable: bool = False):
+        _check_tensors(grad_output, self, out)
         created = None
         if out is None:
             out = created = Tensor.empty(grad_output.shape, hardsigmoid_result_dtype(grad_output.dtype, self.dtype),
@@ -268,6 +270,12 @@ class HardsigmoidBackwardPlan(_Plan):
 
 def _device_of(t: Tensor):
     return t._device_state
+
+
+def _check_tensors(grad_output, self, out) -> None:
+    for name, t in (("grad_output", grad_output), ("self", self), ("out", out)):
+        if not isinstance(t, Tensor) and (t is not None or name != "out"):
+            raise TypeError(f"{name} must be a Tensor, not {type(t).__name__}")
 
 
 def _prepare(arrays: list, out):
@@ -382,38 +390,40 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
                         orr._refs += 1
                         lr._refs += 1
                         hr._refs += 1
-                if not ok:
-                    retain_all(deps)               # raises ClosedError naming the released one
-                try:
+                # Not ok: something was released meanwhile (a cached bound Scalar closed by
+                # release_defaults() in another thread, or a closed input): the general path
+                # below makes its own Scalars and names a closed Tensor.
+                if ok:
                     try:
-                        size, exe = _tls.p1
-                    except AttributeError:
-                        size, exe = _phase1_buffers()
-                    st = _ht_phase1(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
-                                    size, exe)
-                    launched = not st and not size[0]
-                    if launched:
-                        # The usual case (no workspace), inlined; _launch does the rest.
-                        executor = exe[0]
-                        st = _ht_phase2(_NULL, 0, executor, stream._handle)
-                        if st:
-                            _destroy_executor([executor])
-                            check(st, "aclnnHardtanhBackward")
-                except BaseException:
-                    release_all(deps)
-                    raise
-                if launched:
-                    pending = stream._pending          # the stream owns deps until it syncs
-                    if pending and pending[-1] == deps:
+                        try:
+                            size, exe = _tls.p1
+                        except AttributeError:
+                            size, exe = _phase1_buffers()
+                        st = _ht_phase1(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
+                                        size, exe)
+                        launched = not st and not size[0]
+                        if launched:
+                            # The usual case (no workspace), inlined; _launch does the rest.
+                            executor = exe[0]
+                            st = _ht_phase2(_NULL, 0, executor, stream._handle)
+                            if st:
+                                _destroy_executor([executor])
+                                check(st, "aclnnHardtanhBackward")
+                    except BaseException:
                         release_all(deps)
-                    else:
-                        pending.append(deps)
-                        if len(pending) > _PENDING_LIMIT:
-                            stream.synchronize()
-                    grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
-                    return out
-                return _launch(st, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
-                               grad_output, self, out)
+                        raise
+                    if launched:
+                        pending = stream._pending          # the stream owns deps until it syncs
+                        if pending and pending[-1] == deps:
+                            release_all(deps)
+                        else:
+                            pending.append(deps)
+                            if len(pending) > _PENDING_LIMIT:
+                                stream.synchronize()
+                        grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
+                        return out
+                    return _launch(st, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
+                                   grad_output, self, out)
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)

@@ -174,15 +174,24 @@ class Tensor(Handle):
             state = owner._device_state
         else:
             state = _state_of(device)
+        ptr, offset = int(ptr), int(offset)       # before the owner is retained (no leak on bad input)
         if _numel(shape) == 0:
             storage = (0,)
         else:
-            lo, hi = _extent(shape, strides, int(offset))
+            lo, hi = _extent(shape, strides, offset)
             if lo < 0:
                 raise ValueError("the view reaches below the pointer (negative element index)")
             storage = (hi + 1,)
+            # An owner whose allocation the pointer lies in bounds the view: past its end the
+            # operators would write into someone else's memory.
+            mem = owner if isinstance(owner, DeviceMemory) else getattr(owner, "_memory", None)
+            if isinstance(mem, DeviceMemory):
+                base = mem._addr
+                if base <= ptr <= base + mem.nbytes and ptr + (hi + 1) * npdt.itemsize > base + mem.nbytes:
+                    raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) at byte "
+                                     f"{ptr - base} of the owner's {mem.nbytes}-byte allocation reaches past its end")
         dep = owner._res.retain() if isinstance(owner, Handle) else _ForeignOwner(owner)
-        return cls._new(dep, ffi.cast("void *", int(ptr)), state, shape, strides, offset, npdt, storage,
+        return cls._new(dep, ffi.cast("void *", ptr), state, shape, strides, offset, npdt, storage,
                         owner if isinstance(owner, DeviceMemory) else None)
 
     _owns_memory = False
