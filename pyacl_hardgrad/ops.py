@@ -168,6 +168,9 @@ class _Plan(Handle):
                     self._ws_ptr = self._workspace._ptr
                 ws_ptr = self._ws_ptr
             else:
+                if not isinstance(workspace, DeviceMemory):
+                    raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
+                                    f"{type(workspace).__name__}")
                 if workspace.nbytes < size:
                     raise ValueError(f"workspace of {workspace.nbytes} bytes, {size} needed")
                 ws_ptr = workspace.ptr
@@ -191,10 +194,15 @@ class _Plan(Handle):
         return f"<{type(self).__name__} workspace_size={self.workspace_size} {state}>"
 
 
-def _as_scalar(value, owned: list) -> Scalar:
+def _as_scalar(value, owned: list, name: str) -> Scalar:
     if isinstance(value, Scalar):
         return value
-    s = Scalar(float(value), "float32")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number or a Scalar, not {type(value).__name__} "
+                        f"{value!r}") from None
+    s = Scalar(number, "float32")
     owned.append(s)
     return s
 
@@ -215,7 +223,7 @@ class HardtanhBackwardPlan(_Plan):
         owned: list[Scalar] = []
         created = None
         try:
-            lo, hi = _as_scalar(min_val, owned), _as_scalar(max_val, owned)
+            lo, hi = _as_scalar(min_val, owned, "min_val"), _as_scalar(max_val, owned, "max_val")
             if out is None:
                 out = created = Tensor.empty(grad_output.shape, grad_output.dtype, _device_of(grad_output))
             g, x, o, a, b = grad_output.handle, self.handle, out.handle, lo.handle, hi.handle

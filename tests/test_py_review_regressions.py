@@ -98,3 +98,16 @@ def test_closing_a_device_waits_for_its_default_stream_so_nothing_stays_alive(hg
     hg.release_defaults()
     after = _live(hg)
     assert after == before, after
+
+
+def test_bad_bounds_and_workspace_are_named_in_the_error(hg):
+    with hg.Device(0) as dev, hg.Tensor(np.ones((4, 2), np.float32), dev) as t:
+        with pytest.raises(TypeError, match="min_val must be a real number"):
+            hg.hardtanh_backward(t, t, "abc", 1.0)
+        with pytest.raises(TypeError, match="max_val must be a real number"):
+            hg.hardtanh_backward(t, t, 0.0, None)
+        # a transposed view needs a workspace, so run() looks at the one it is given
+        with hg.HardtanhBackwardPlan(t.T, t.T, 0.0, 2.0) as plan:
+            assert plan.workspace_size > 0
+            with pytest.raises(TypeError, match="workspace must be a DeviceMemory"):
+                plan.run(workspace=bytearray(plan.workspace_size))
