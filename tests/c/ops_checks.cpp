@@ -494,6 +494,34 @@ void empty_tensors()
     }
 }
 
+// Empty views whose other dims and strides are huge: nothing is read or written, and no
+// product of dims or of a stride and a dim may overflow int64 on the way (UB; the
+// UBSan run in test_ops_checks.py turns it into a failure).
+void empty_huge_dims()
+{
+    Scalar lo(-1.0f), hi(1.0f);
+    Dev dout(16);
+    dout.put(std::vector<uint32_t>(4, 0xdeadbeefu));
+    const int64_t big = int64_t{1} << 40;
+    const std::vector<std::vector<int64_t>> shapes = {{0, big, big}, {big, big, 0}};
+    const std::vector<std::vector<int64_t>> strides = {{0, big, 1}, {big, 1, 1}, {0, 0, 0}};
+    for (const auto &shape : shapes) {
+        for (const auto &st : strides) {
+            Tensor g(ACL_FLOAT, shape, Scratch().ptr, st), s(ACL_FLOAT, shape, Scratch().ptr, st),
+                o(ACL_FLOAT, shape, dout.ptr, st);
+            uint64_t ws = 99;
+            REQUIRE_CODE(Phase1And2Ht(g, s, lo, hi, o, &ws), 0, "", "");
+            REQUIRE(ws == 0);
+            ws = 99;
+            REQUIRE_CODE(Phase1And2Hs(g, s, o, &ws), 0, "", "");
+            REQUIRE(ws == 0);
+        }
+    }
+    for (uint32_t v : dout.get<uint32_t>()) {
+        REQUIRE(v == 0xdeadbeefu);
+    }
+}
+
 void zero_dim()
 {
     Scalar lo(-1.0f), hi(1.0f);
@@ -857,6 +885,7 @@ const std::vector<Check> &Checks()
         {"formats", formats},
         {"check_order", check_order},
         {"empty_tensors", empty_tensors},
+        {"empty_huge_dims", empty_huge_dims},
         {"zero_dim", zero_dim},
         {"bf16_accepted", bf16_accepted},
         {"bf16_rejected", bf16_rejected},

@@ -176,6 +176,17 @@ void hg_view_capture(const aclTensor *t, hg_view *v)
     v->numel = t->numel;
     v->ws_offset = HG_NOT_STAGED;
 
+    if (v->numel == 0) {
+        /* Nothing is read or written: aclCreateTensor bounds neither the other dims nor
+         * the strides of an empty view, so their products below could overflow int64. */
+        for (int i = 0; i < v->ndim; i++) {
+            v->shape[i] = t->shape[i];
+            v->strides[i] = t->strides[i];
+        }
+        v->contiguous = 1;
+        return;
+    }
+
     int64_t expected = 1;
     v->contiguous = 1;
     for (int i = v->ndim - 1; i >= 0; i--) {
