@@ -111,3 +111,24 @@ def test_bad_bounds_and_workspace_are_named_in_the_error(hg):
             assert plan.workspace_size > 0
             with pytest.raises(TypeError, match="workspace must be a DeviceMemory"):
                 plan.run(workspace=bytearray(plan.workspace_size))
+
+
+@pytest.mark.parametrize("shape, strides", [((70000,), (0,)), ((350, 200), (0, 1)), ((300, 300), (1, 1))])
+def test_out_whose_elements_share_addresses_gets_the_reference_order(hg, shape, strides):
+    """An out view that is not one-to-one (broadcast or interleaved strides) is written in
+    element order on one thread, so the result is defined: the last element wins."""
+    n = int(np.prod(shape))
+    g = (np.arange(n, dtype=np.float32) + 1).reshape(shape)
+    x = np.zeros(shape, np.float32)                     # every element inside the bounds
+    span = sum((d - 1) * s for d, s in zip(shape, strides)) + 1
+    with hg.Device(0) as dev, dev.create_stream() as s, hg.Tensor(g, dev) as tg, \
+            hg.Tensor(x, dev) as tx, hg.zeros((span,), "float32", dev) as base:
+        want = np.zeros(span, np.float32)
+        for idx in np.ndindex(*shape):                  # the reference order: row-major
+            want[sum(i * st for i, st in zip(idx, strides))] = g[idx]
+        with base.view(shape, strides, 0) as out:
+            for _ in range(10):                         # a race would show in some of the runs
+                base.copy_from(np.zeros(span, np.float32))
+                hg.hardtanh_backward(tg, tx, -1.0, 1.0, out=out, stream=s)
+                s.synchronize()
+                np.testing.assert_array_equal(base.numpy(), want)

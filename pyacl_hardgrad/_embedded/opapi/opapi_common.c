@@ -321,11 +321,40 @@ static void view_extent(const hg_view *v, uintptr_t *lo, uintptr_t *hi)
 }
 
 /* Whether out can be written in independent ranges (threads, blocks, SIMD) while the
- * inputs are read: it shares no byte with any input, or it is exactly an input
+ * inputs are read: no two of its elements share an address, and it shares no byte with any
+ * input, or it is exactly an input
  * (in-place on the same contiguous buffer and dtype size, element i reads and writes
  * element i only).  Any other overlap keeps the whole-tensor order of one thread. */
+/* Whether two elements of the view may share an address (a broadcast out, or strides
+ * that interleave): walking the dims from the smallest stride up, each stride must step
+ * past everything the smaller dims reach, or the view is not one-to-one. */
+static int view_may_self_overlap(const hg_view *v)
+{
+    int order[HG_MAX_DIMS];
+    for (int d = 0; d < v->cndim; d++) {
+        int k = d;
+        while (k > 0 && v->cstrides[order[k - 1]] > v->cstrides[d]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = d;
+    }
+    int64_t reach = 0;   /* largest element offset the dims walked so far reach */
+    for (int i = 0; i < v->cndim; i++) {
+        int d = order[i];
+        if (v->cstrides[d] <= reach) {
+            return 1;
+        }
+        reach += (v->cshape[d] - 1) * v->cstrides[d];
+    }
+    return 0;
+}
+
 static int ew_ranges_independent(const hg_ew_plan *p)
 {
+    if (view_may_self_overlap(&p->out)) {
+        return 0;   /* several elements write one address: only the reference order is defined */
+    }
     uintptr_t olo, ohi;
     view_extent(&p->out, &olo, &ohi);
     for (int k = 0; k < p->nin; k++) {
