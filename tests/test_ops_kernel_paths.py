@@ -193,3 +193,25 @@ def test_out_overlapping_an_input(cprog, path):
     exe = cprog.build("ops_overlap.c")
     proc = cprog.run(exe, env=_env(path, 2))
     assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("op", ["ht-bf16", "hs-bf16-bf16-bf16", "hs-f16-f16-f16"])
+def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, op):
+    """Contiguous tensors of 64 MiB of traffic and more are written with cache-bypassing
+    stores (their own kernels, an element-wise head up to alignment, a fence); their bytes
+    are the model's too.  11.2M elements of 2 bytes: 3 arrays = 67 MB; odd length."""
+    rng = np.random.default_rng(9)
+    kind, *dts = op.split("-")
+    g, s = (dts[0], dts[0]) if kind == "ht" else (dts[0], dts[1])
+    o = dts[0] if kind == "ht" else dts[2]
+    n = 11_200_001
+    self = _samples(s, rng, n)
+    grad = _samples(g, rng, n)
+    if kind == "ht":
+        before, after = ["ht", g], [hex(0xBF800000), hex(0x40000000)]
+        want = m.hardtanh_backward(grad, self, np.float32(-1), np.float32(2))
+    else:
+        before, after = ["hs", g, s, o], []
+        want = m.hardsigmoid_backward(grad, self, DTYPES[o])
+    got, _ = _run(cprog, driver, tmp_path, _env("auto", 2), before, grad, self, DTYPES[o], after, "contig")
+    _assert_same(got, want, op)
