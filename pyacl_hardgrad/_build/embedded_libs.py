@@ -48,14 +48,14 @@ def _machine() -> str:
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
 
 
-def _sources(folder: Path) -> list[tuple[Path, list[str]]]:
+def _sources(folder: Path, machine: str) -> list[tuple[Path, list[str]]]:
     out = []
     for src in sorted(folder.glob("*.c")):
         extra: list[str] = []
         skip = False
         for suffix, (arch, flags) in _ARCH_SOURCES.items():
             if src.name.endswith(suffix):
-                skip = _machine() != arch
+                skip = machine != arch
                 extra = flags
         if not skip:
             out.append((src, extra))
@@ -73,8 +73,13 @@ def _run(cmd: list[str], verbose: bool) -> None:
 
 
 def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = False,
-          extra_cflags: list[str] | None = None, verbose: bool = True) -> list[Path]:
-    """Compile and link the three libraries into out_dir; return their paths."""
+          extra_cflags: list[str] | None = None, verbose: bool = True,
+          machine: str | None = None) -> list[Path]:
+    """Compile and link the three libraries into out_dir; return their paths.
+
+    ``machine`` ("x86_64", "aarch64") picks the architecture-specific sources; it defaults to
+    this machine's and must match what ``cc`` targets (set it when cross-compiling)."""
+    machine = machine or _machine()
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     obj_root = out / ".obj"
@@ -89,7 +94,7 @@ def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = Fa
         src_dir = EMBEDDED_DIR / folder
         objs = []
         (obj_root / folder).mkdir(parents=True, exist_ok=True)
-        for src, extra in _sources(src_dir):
+        for src, extra in _sources(src_dir, machine):
             obj = obj_root / folder / (src.stem + ".o")
             _run(compiler + cflags + extra + includes + [f"-I{src_dir}", "-c", str(src), "-o", str(obj)],
                  verbose)
@@ -112,9 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="folder for the .so files")
     ap.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
     ap.add_argument("--debug", action="store_true", help="-O0 -g")
+    ap.add_argument("--machine", default=None, help="target architecture when cross-compiling "
+                    "(x86_64 or aarch64; default: this machine's)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
-    for path in build(args.out, cc=args.cc, debug=args.debug, verbose=not args.quiet):
+    for path in build(args.out, cc=args.cc, debug=args.debug, verbose=not args.quiet, machine=args.machine):
         print(path)
     return 0
 
