@@ -15,6 +15,8 @@ STAT_KEYS = {"median_ns", "min_ns", "iters", "repeats"}
 ROW_MEASUREMENTS = ("python_fresh", "python_plan", "python_plan_async", "cpp_fresh", "cpp_plan", "cpp_plan_async",
                     "torch_matched", "torch_default", "numpy")
 TARGET_NAMES = 7
+PAIRED_MODES = {"fresh": "python_fresh_over_cpp_fresh_paired", "plan": "python_plan_over_cpp_plan_paired",
+                "plan_async": "python_async_over_cpp_async_paired"}
 
 
 def _check_stats(s):
@@ -33,7 +35,7 @@ def bench(hg):
 def tiny(bench):
     pytest.importorskip("torch")
     return bench.run(sizes=[8, 100], dtypes=["float32", "bfloat16"], ops=["hardtanh", "hardsigmoid"],
-                     repeat=2, target_ms=2, rss_calls=300, quiet=True)
+                     repeat=2, target_ms=2, rounds=3, rss_calls=300, quiet=True)
 
 
 def test_bench_result_structure(tiny):
@@ -43,6 +45,7 @@ def test_bench_result_structure(tiny):
     assert r["threads"]["ours"] >= 1 and r["threads"]["torch_matched"] == r["threads"]["ours"]
     assert r["threads"]["torch_default"] >= 1
     assert "error" not in r["cpp"], r["cpp"]
+    assert r["cpp"]["mode"] == "paired" and r["cpp"]["rounds"] == 3 and r["settings"]["rounds"] == 3
     assert len(r["results"]) == 2 * 2 * 2
     assert {(x["op"], x["dtype"], x["size"]) for x in r["results"]} == {
         (op, d, n) for op in ("hardtanh", "hardsigmoid") for d in ("float32", "bfloat16") for n in (8, 100)}
@@ -59,6 +62,20 @@ def test_bench_result_structure(tiny):
         assert ra["speedup_vs_torch_matched"] == pytest.approx(
             row["torch_matched"]["median_ns"] / row["python_plan"]["median_ns"])
         assert all(v is not None and v > 0 and math.isfinite(v) for v in ra.values()), ra
+        # C++ and Python were timed round by round; the stats are over those rounds and the
+        # paired ratio is the median of the per-round ratios
+        paired = row["paired"]
+        assert paired["rounds"] == 3 and paired["order"] == "alternating, cells round-robin"
+        for mode, key in PAIRED_MODES.items():
+            p = paired[mode]
+            assert len(p["ratios"]) == len(p["python_ns"]) == len(p["cpp_ns"]) == 3
+            assert p["ratios"] == pytest.approx([a / b for a, b in zip(p["python_ns"], p["cpp_ns"])])
+            assert ra[key] == pytest.approx(sorted(p["ratios"])[1])
+            for side, times in (("python", p["python_ns"]), ("cpp", p["cpp_ns"])):
+                st = row[f"{side}_{mode}"]
+                assert st["repeats"] == 3
+                assert st["median_ns"] == pytest.approx(sorted(times)[1])
+                assert st["min_ns"] == pytest.approx(min(times))
     assert len(r["copy"]) == 2 * 2
     for c in r["copy"]:
         _check_stats(c)
@@ -80,6 +97,10 @@ def test_bench_rss_and_targets(tiny):
     assert len(small) == 4
     for t in small:
         assert isinstance(t["met"], bool) and t["measured"] >= 0
+    # the Python/C++ targets use the per-round ratio medians
+    fresh = by["Python / C++ at 8 elements, fresh plan per call"]
+    assert fresh["measured"] == max(x["ratios"]["python_fresh_over_cpp_fresh_paired"]
+                                    for x in tiny["results"] if x["size"] == 8)
 
 
 def test_bench_report_renders(bench, tiny):
@@ -115,6 +136,35 @@ def test_bench_targets_logic(bench):
     got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
     assert got == [(False, 0.8), (True, 3.0), (False, 0.7), (True, 1.4), (False, 1.3), (False, 2.0),
                    (False, 6.0)]
+    # with per-round ratio medians present, those decide the Python/C++ targets
+    result["results"][3]["ratios"].update(python_fresh_over_cpp_fresh_paired=1.6,
+                                          python_plan_over_cpp_plan_paired=1.1)
+    got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
+    assert got[3:5] == [(False, 1.6), (True, 1.1)]
+
+
+def test_bench_cpp_server_protocol(bench):
+    """The persistent C++ child: calibrate, time one batch, report bad commands and go on."""
+    server, info = bench.runner.start_cpp_server()
+    assert server is not None, info
+    try:
+        cal = server.ask("cell", "hardsigmoid", "bfloat16", 8, "plan", 0, "0.5")
+        assert isinstance(cal["iters"], int) and cal["iters"] >= 1 and cal["calib_ns"] > 0
+        one = server.ask("cell", "hardsigmoid", "bfloat16", 8, "plan", 5, 0)
+        assert one["iters"] == 5 and one["ns"] > 0
+        for bad, msg in ((("cell", "relu", "float32", 8, "plan", 1, 0), "unknown op"),
+                         (("cell", "hardtanh", "float64", 8, "plan", 1, 0), "unknown dtype"),
+                         (("cell", "hardtanh", "float32", 0, "plan", 1, 0), "bad size"),
+                         (("cell", "hardtanh", "float32", 8, "later", 1, 0), "unknown mode"),
+                         (("bogus",), "unknown command")):
+            with pytest.raises(bench.runner.CppError, match=msg):
+                server.ask(*bad)
+        assert server.ask("cell", "hardtanh", "float32", 16, "fresh", 2, 0)["iters"] == 2
+        tc = server.ask("trivial", 1, "0.5")
+        assert STAT_KEYS <= set(tc) and tc["median_ns"] > 0
+    finally:
+        server.close()
+    assert server.proc.returncode == 0
 
 
 @pytest.mark.parametrize("text,n", [("8", 8), ("4096", 4096), ("4K", 4096), ("1M", 1 << 20),
@@ -126,7 +176,7 @@ def test_bench_parse_size(bench, text, n):
 def test_bench_cli_writes_json(hg, tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "bench", "--sizes", "8", "--dtypes", "float16",
-                           "--ops", "hardtanh", "--repeat", "1", "--target-ms", "1", "--rss-calls", "100",
+                           "--ops", "hardtanh", "--repeat", "1", "--target-ms", "1", "--rounds", "2", "--rss-calls", "100",
                            "--no-torch", "-q", "--json", str(out)],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -138,4 +188,5 @@ def test_bench_cli_writes_json(hg, tmp_path):
     assert "torch_matched" not in row and row["matches_numpy"] is True
     _check_stats(row["python_plan"])
     _check_stats(row["cpp_plan"])
+    assert row["cpp_plan"]["repeats"] == 2 and len(row["paired"]["plan"]["ratios"]) == 2
     assert data["rss"]["calls"] == 100

@@ -15,7 +15,7 @@ import os
 import shlex
 import sys
 
-from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
+from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_ROUNDS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
                      run, size_label)
 
 __all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size"]
@@ -33,7 +33,11 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
     ap.add_argument("--ops", default=",".join(DEFAULT_OPS), help="hardtanh,hardsigmoid")
     ap.add_argument("--repeat", type=int, default=5, help="timed repeats per measurement (median, min)")
     ap.add_argument("--target-ms", type=float, default=200.0,
-                    help="time spent per measurement after warm-up, split over the repeats")
+                    help="time spent per measurement after warm-up, split over the repeats (paired "
+                         "measurements: per side, split over the rounds)")
+    ap.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+                    help="rounds of the paired Python/C++ measurements (C++ and Python timed back to back "
+                         "each round; medians over rounds)")
     ap.add_argument("--rss-calls", type=int, default=100000,
                     help="small operator calls for the RSS check (0: skip); fewer if they would take "
                          "longer than --rss-budget-s")
@@ -60,7 +64,7 @@ def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
         print(f"bench: bad --sizes: {exc}", file=sys.stderr)
         return 2
     result = run(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
-                 target_ms=args.target_ms, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
+                 target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
                  cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet,
                  command=" ".join([prog] + [shlex.quote(a) for a in argv]))
     if args.json == "-":

@@ -12,12 +12,27 @@
 //   plan:  phase 1 once, aclSetAclOpExecutorRepeatable, then phase 2 + sync per call;
 //   plan_async (sizes <= 65536): phase 2 per call, one sync per timed batch.
 // Each measurement is calibrated to about target-ms per repeat; median and min are per call.
+//
+// Serve mode (what the bench uses, so C++ and Python can be timed alternately, cell by cell,
+// without paying process start-up per measurement):
+//   cpp_loop --serve
+// reads one command per line on stdin and answers each with one JSON line on stdout:
+//   trivial <repeat> <target-ms>                  -> {"median_ns", "min_ns", "iters", "repeats"}
+//   cell <op> <dtype> <size> <mode> 0 <target-ms> -> {"iters": k, "calib_ns": t}  (warm-up, calibrate
+//                                                    k so one batch lasts about target-ms)
+//   cell <op> <dtype> <size> <mode> <k> 0         -> {"ns": t, "iters": k}  (one warm-up call, then
+//                                                    one timed batch of k calls; t per call)
+//   quit
+// mode is fresh, plan or plan_async (as above).  The buffers of the last dtype and size and one
+// repeatable executor per op on them are kept, so repeating a cell costs no set-up.  Failures answer {"error": "..."}.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -332,6 +347,199 @@ bool Run(const Options &o, aclrtStream stream, std::string *json)
     return ok;
 }
 
+// A usage error in serve mode (not from the API: no code, no recent error message).
+bool Fail(const char *msg)
+{
+    if (g_error.empty()) g_error = msg;
+    return false;
+}
+
+std::string TakeError()
+{
+    std::string msg;
+    for (char c : g_error) msg += (c == '"' || c == '\\' || c == '\n') ? ' ' : c;
+    g_error.clear();
+    return msg;
+}
+
+// The state kept between serve-mode commands: the buffers of the last dtype and size, and a
+// repeatable executor per op on them (the bench alternates between the ops' cells).
+struct Server {
+    aclrtStream stream = nullptr;
+    aclScalar *lo = nullptr;
+    aclScalar *hi = nullptr;
+    Workspace ws;
+    std::string bufKey;
+    std::unique_ptr<Buffers> buf;
+    struct Exec {
+        aclOpExecutor *ex;
+        uint64_t size;
+    };
+    std::map<std::string, Exec> execs;   // by op
+
+    void DropExecutors()
+    {
+        for (auto &e : execs) aclDestroyAclOpExecutor(e.second.ex);
+        execs.clear();
+    }
+    ~Server()
+    {
+        DropExecutors();
+        buf.reset();
+        if (lo) aclDestroyScalar(lo);
+        if (hi) aclDestroyScalar(hi);
+    }
+};
+
+enum Mode { kFresh, kPlan, kPlanAsync };
+
+// One batch of k calls in the given mode (all calls' results are ready when it returns).
+bool Batch(Server &sv, const OpCall &call, const Server::Exec *plan, Mode mode, long k)
+{
+    if (mode == kFresh) {
+        for (long i = 0; i < k; ++i) {
+            uint64_t size = 0;
+            aclOpExecutor *ex = nullptr;
+            if (!Ok("phase 1", call.Phase1(&size, &ex))) return false;
+            if (!sv.ws.Ensure(size)) return false;
+            if (!Ok("phase 2", call.Phase2(size ? sv.ws.ptr : nullptr, size, ex, sv.stream))) return false;
+            if (!Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(sv.stream))) return false;
+        }
+        return true;
+    }
+    void *wsPtr = plan->size ? sv.ws.ptr : nullptr;
+    for (long i = 0; i < k; ++i) {
+        if (!Ok("phase 2", call.Phase2(wsPtr, plan->size, plan->ex, sv.stream))) return false;
+        if (mode == kPlan && !Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(sv.stream))) return false;
+    }
+    return mode == kPlan || Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(sv.stream));
+}
+
+// Handles "cell op dtype size mode k target-ms"; writes the answer (without newline) to out.
+bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
+{
+    if (w.size() != 7) return Fail("cell: expected 6 arguments");
+    const std::string &op = w[1], &dname = w[2], &mname = w[4];
+    int64_t n = std::strtoll(w[3].c_str(), nullptr, 10);
+    long k = std::strtol(w[5].c_str(), nullptr, 10);
+    double targetNs = std::atof(w[6].c_str()) * 1e6;
+    if (op != "hardtanh" && op != "hardsigmoid") return Fail("cell: unknown op");
+    if (dname != "float32" && dname != "float16" && dname != "bfloat16") return Fail("cell: unknown dtype");
+    if (n <= 0 || k < 0 || (k == 0 && !(targetNs > 0))) return Fail("cell: bad size, count or target");
+    Mode mode = mname == "fresh" ? kFresh : mname == "plan" ? kPlan : kPlanAsync;
+    if (mname != "fresh" && mname != "plan" && mname != "plan_async") return Fail("cell: unknown mode");
+    size_t itemsize = 0;
+    aclDataType dt = AclDtype(dname, &itemsize);
+    std::string bufKey = dname + " " + w[3];
+    if (!sv.buf || sv.bufKey != bufKey) {
+        sv.DropExecutors();   // they refer to the old tensors
+        sv.buf.reset();
+        sv.bufKey.clear();
+        std::unique_ptr<Buffers> b(new Buffers);
+        if (!MakeBuffers(n, dt, itemsize, b.get())) return false;
+        sv.buf = std::move(b);
+        sv.bufKey = bufKey;
+    }
+    OpCall call{op == "hardtanh", sv.buf.get(), sv.lo, sv.hi};
+    const Server::Exec *plan = nullptr;
+    if (mode != kFresh) {
+        auto it = sv.execs.find(op);
+        if (it == sv.execs.end()) {
+            uint64_t size = 0;
+            aclOpExecutor *ex = nullptr;
+            if (!Ok("phase 1", call.Phase1(&size, &ex))) return false;
+            if (!Ok("aclSetAclOpExecutorRepeatable", aclSetAclOpExecutorRepeatable(ex))) {
+                aclDestroyAclOpExecutor(ex);
+                return false;
+            }
+            it = sv.execs.insert(std::make_pair(op, Server::Exec{ex, size})).first;
+        }
+        plan = &it->second;
+        if (!sv.ws.Ensure(plan->size)) return false;
+    }
+    char line[256];
+    if (!Batch(sv, call, plan, mode, 1)) return false;   // warm-up
+    if (k == 0) {
+        double perCall = 0;
+        for (k = 1;; k *= 8) {
+            int64_t t0 = NowNs();
+            if (!Batch(sv, call, plan, mode, k)) return false;
+            double el = static_cast<double>(NowNs() - t0);
+            perCall = el / static_cast<double>(k);
+            if (el >= targetNs / 8 || k >= (1L << 30)) break;
+        }
+        k = std::max(1L, static_cast<long>(targetNs / std::max(perCall, 1.0)));
+        std::snprintf(line, sizeof line, "{\"iters\": %ld, \"calib_ns\": %.3f}", k, perCall);
+    } else {
+        int64_t t0 = NowNs();
+        if (!Batch(sv, call, plan, mode, k)) return false;
+        double el = static_cast<double>(NowNs() - t0);
+        std::snprintf(line, sizeof line, "{\"ns\": %.3f, \"iters\": %ld}", el / static_cast<double>(k), k);
+    }
+    *out = line;
+    return true;
+}
+
+// Serve mode: one command per stdin line, one JSON answer per stdout line; ends on "quit"/EOF.
+int Serve(aclrtStream stream)
+{
+    Server sv;
+    sv.stream = stream;
+    float loV = -1.0f, hiV = 1.0f;
+    sv.lo = aclCreateScalar(&loV, ACL_FLOAT);
+    sv.hi = aclCreateScalar(&hiV, ACL_FLOAT);
+    bool scalarsOk = sv.lo && sv.hi;
+    char buf[1024];
+    while (std::fgets(buf, sizeof buf, stdin)) {
+        std::vector<std::string> w;
+        std::string cur;
+        for (const char *p = buf; *p; ++p) {
+            if (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
+                if (!cur.empty()) w.push_back(cur);
+                cur.clear();
+            } else {
+                cur += *p;
+            }
+        }
+        if (!cur.empty()) w.push_back(cur);
+        if (w.empty()) continue;
+        if (w[0] == "quit") break;
+        std::string answer;
+        bool ok;
+        if (!scalarsOk) {
+            ok = Ok("aclCreateScalar", -1);
+        } else if (w[0] == "cell") {
+            ok = Cell(sv, w, &answer);
+        } else if (w[0] == "trivial" && w.size() == 3) {
+            Stats st;
+            int32_t dev = -1;
+            ok = Measure(
+                [&](long k) {
+                    for (long i = 0; i < k; ++i) {
+                        if (aclrtGetDevice(&dev) != 0) return Ok("aclrtGetDevice", -1);
+                        __asm__ __volatile__("" : : "r"(&dev) : "memory");
+                    }
+                    return true;
+                },
+                std::max(1, std::atoi(w[1].c_str())), std::max(0.001, std::atof(w[2].c_str())) * 1e6, &st);
+            char line[256];
+            std::snprintf(line, sizeof line, "{\"median_ns\": %.3f, \"min_ns\": %.3f, \"iters\": %ld, \"repeats\": %d}",
+                          st.medianNs, st.minNs, st.iters, st.repeats);
+            answer = line;
+        } else {
+            ok = Fail("unknown command");
+        }
+        if (ok) {
+            std::printf("%s\n", answer.c_str());
+        } else {
+            if (g_error.empty()) g_error = "failed";
+            std::printf("{\"error\": \"%s\"}\n", TakeError().c_str());
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 bool ParseArgs(int argc, char **argv, Options *o)
 {
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -360,14 +568,27 @@ bool ParseArgs(int argc, char **argv, Options *o)
 int main(int argc, char **argv)
 {
     Options o;
-    if (!ParseArgs(argc, argv, &o)) {
-        std::fprintf(stderr, "usage: %s [--sizes N,..] [--dtypes ..] [--ops ..] [--repeat N] [--target-ms MS]\n",
+    const bool serve = argc == 2 && std::strcmp(argv[1], "--serve") == 0;
+    if (!serve && !ParseArgs(argc, argv, &o)) {
+        std::fprintf(stderr, "usage: %s [--sizes N,..] [--dtypes ..] [--ops ..] [--repeat N] [--target-ms MS] | --serve\n",
                      argv[0]);
         return 2;
     }
     aclrtStream stream = nullptr;
     bool ok = Ok("aclInit", aclInit(nullptr)) && Ok("aclrtSetDevice", aclrtSetDevice(0)) &&
               Ok("aclrtCreateStream", aclrtCreateStream(&stream));
+    if (serve) {
+        int rc = 1;
+        if (ok) {
+            rc = Serve(stream);
+        } else {
+            std::printf("{\"error\": \"%s\"}\n", TakeError().c_str());
+        }
+        if (stream) aclrtDestroyStream(stream);
+        aclrtResetDevice(0);
+        aclFinalize();
+        return rc;
+    }
     Stats trivial;
     std::string results;
     if (ok) {
@@ -388,9 +609,7 @@ int main(int argc, char **argv)
     aclrtResetDevice(0);
     aclFinalize();
     if (!ok) {
-        std::string msg;
-        for (char c : g_error) msg += (c == '"' || c == '\\') ? ' ' : c;
-        std::printf("{\"error\": \"%s\"}\n", msg.c_str());
+        std::printf("{\"error\": \"%s\"}\n", TakeError().c_str());
         return 1;
     }
     std::printf("{");
