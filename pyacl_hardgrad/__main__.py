@@ -116,7 +116,12 @@ def main(argv=None) -> int:
     if args.command == "samples":
         return run_samples(args.verbose, args.dir)
     if args.command == "info" or args.command is None:
-        return info()
+        from ._backend import BackendError
+        try:
+            return info()
+        except BackendError as exc:         # no traceback for a configuration problem
+            print(f"pyacl_hardgrad: {exc}", file=sys.stderr)
+            return 2
     return 2
 
 

@@ -93,3 +93,14 @@ def test_cleanup_failure_is_a_warning(hg):
     from pyacl_hardgrad import errors
     with pytest.warns(errors.CleanupWarning, match="aclrtFree"):
         errors.warn_status(107000, "aclrtFree")
+
+
+def test_info_command_reports_a_backend_problem_without_a_traceback(hg, tmp_path):
+    env = dict(os.environ, PYACL_HARDGRAD_BACKEND="cann", ASCEND_HOME_PATH=str(tmp_path / "nothing"))
+    env.pop("ASCEND_TOOLKIT_HOME", None)
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "info"],
+                          capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("pyacl_hardgrad: PYACL_HARDGRAD_BACKEND=cann but no CANN install")
+    assert str(tmp_path / "nothing") in proc.stderr
