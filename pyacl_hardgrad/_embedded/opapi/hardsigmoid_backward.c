@@ -2,7 +2,6 @@
  * aclnnHardsigmoidBackward: out = gradOutput / 6 where 0 < self / 6 + 1/2 < 1, else 0,
  * computed in fp32, rounded to the promoted dtype, then cast to out's dtype.
  */
-#include <stdlib.h>
 
 #include "aclnnop/aclnn_hardsigmoid_backward.h"
 #include "opapi_common.h"
@@ -52,32 +51,12 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const a
     HG_CHECK(hg_check_data(HS_FUNC, "self", self));
     HG_CHECK(hg_check_data(HS_FUNC, "out", out));
 
-    hg_ew_plan *plan = calloc(1, sizeof *plan);
+    hg_ew_plan *plan = hg_ew_plan_new(HS_FUNC, gradOutput, self, out);
     if (plan == NULL) {
-        hg_set_error(HS_FUNC, "out of host memory for the plan");
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    plan->numel = gradOutput->numel;
-    plan->nin = 2;
-    hg_view_capture(gradOutput, &plan->in[0]);
-    hg_view_capture(self, &plan->in[1]);
-    hg_view_capture(out, &plan->out);
     plan->hardsigmoid = hg_hardsigmoid_kernel(gradOutput->dtype, self->dtype, out->dtype);
-
-    uint64_t ws = 0;
-    hg_view *views[3] = {&plan->in[0], &plan->in[1], &plan->out};
-    aclnnStatus rc = hg_plan_workspace(HS_FUNC, views, 3, &ws);
-    if (rc != ACLNN_SUCCESS) {
-        free(plan);
-        return rc;
-    }
-    aclOpExecutor *exe = hg_executor_create(&hardsigmoid_ops, plan, ws);
-    if (exe == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    *workspaceSize = ws;
-    *executor = exe;
-    return ACLNN_SUCCESS;
+    return hg_ew_plan_finish(HS_FUNC, &hardsigmoid_ops, plan, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackward(void *workspace, uint64_t workspaceSize,

@@ -2,7 +2,6 @@
  * aclnnHardtanhBackward: out = gradOutput where min < self < max (or self is NaN), else 0.
  * Phase 1 checks in CANN's order and copies everything into a plan; phase 2 launches it.
  */
-#include <stdlib.h>
 
 #include "aclnnop/aclnn_hardtanh_backward.h"
 #include "opapi_common.h"
@@ -75,34 +74,14 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
     HG_CHECK(hg_check_data(HT_FUNC, "self", self));
     HG_CHECK(hg_check_data(HT_FUNC, "out", out));
 
-    hg_ew_plan *plan = calloc(1, sizeof *plan);
+    hg_ew_plan *plan = hg_ew_plan_new(HT_FUNC, gradOutput, self, out);
     if (plan == NULL) {
-        hg_set_error(HT_FUNC, "out of host memory for the plan");
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    plan->numel = gradOutput->numel;
-    plan->nin = 2;
-    hg_view_capture(gradOutput, &plan->in[0]);
-    hg_view_capture(self, &plan->in[1]);
-    hg_view_capture(out, &plan->out);
     plan->lo = lo;
     plan->hi = hi;
     plan->hardtanh = hg_hardtanh_kernel(gradOutput->dtype);
-
-    uint64_t ws = 0;
-    hg_view *views[3] = {&plan->in[0], &plan->in[1], &plan->out};
-    aclnnStatus rc = hg_plan_workspace(HT_FUNC, views, 3, &ws);
-    if (rc != ACLNN_SUCCESS) {
-        free(plan);
-        return rc;
-    }
-    aclOpExecutor *exe = hg_executor_create(&hardtanh_ops, plan, ws);
-    if (exe == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    *workspaceSize = ws;
-    *executor = exe;
-    return ACLNN_SUCCESS;
+    return hg_ew_plan_finish(HT_FUNC, &hardtanh_ops, plan, workspaceSize, executor);
 }
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackward(void *workspace, uint64_t workspaceSize,

@@ -436,6 +436,40 @@ void hg_ew_run(void *plan_arg, void *workspace)
     hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
 }
 
+hg_ew_plan *hg_ew_plan_new(const char *func, const aclTensor *grad, const aclTensor *self, const aclTensor *out)
+{
+    hg_ew_plan *plan = calloc(1, sizeof *plan);
+    if (plan == NULL) {
+        hg_set_error(func, "out of host memory for the plan");
+        return NULL;
+    }
+    plan->numel = grad->numel;
+    plan->nin = 2;
+    hg_view_capture(grad, &plan->in[0]);
+    hg_view_capture(self, &plan->in[1]);
+    hg_view_capture(out, &plan->out);
+    return plan;
+}
+
+aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
+                              uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    uint64_t ws = 0;
+    hg_view *views[3] = {&plan->in[0], &plan->in[1], &plan->out};
+    aclnnStatus rc = hg_plan_workspace(func, views, 3, &ws);
+    if (rc != ACLNN_SUCCESS) {
+        free(plan);
+        return rc;
+    }
+    aclOpExecutor *exe = hg_executor_create(ops, plan, ws);   /* owns plan, also on failure */
+    if (exe == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    *workspaceSize = ws;
+    *executor = exe;
+    return ACLNN_SUCCESS;
+}
+
 void hg_ew_destroy(void *plan)
 {
     free(plan);

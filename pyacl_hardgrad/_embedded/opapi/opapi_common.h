@@ -117,6 +117,13 @@ typedef struct hg_ew_plan {
 } hg_ew_plan;
 
 /* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace. */
+/* Phase 1's common end for a two-input elementwise operator.  hg_ew_plan_new captures the
+ * three views into a new plan (NULL with the text set when out of memory); the caller fills
+ * in its kernel and parameters, then hg_ew_plan_finish sizes the workspace and hands the plan
+ * to a new executor (it owns or frees the plan in every case). */
+hg_ew_plan *hg_ew_plan_new(const char *func, const aclTensor *grad, const aclTensor *self, const aclTensor *out);
+aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
+                              uint64_t *workspaceSize, aclOpExecutor **executor);
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
 
