@@ -7,50 +7,56 @@ weakref runs at most once); every dependent (a stream of a device, a tensor of i
 memory, a plan of its tensors) holds one more.  The C release happens when the last
 holder lets go, then the resource lets go of what it depends on.  Release failures are
 warnings, never exceptions.
+
+The count lives in C (an ``int64_t`` changed only by the binding's atomic ``hgb_ref_*``
+functions), so the operators' fused calls can hold and drop the resources they use in the same
+crossing of the binding as the call itself, with no Python lock (see _build/fused_calls.h).
 """
 from __future__ import annotations
 
-import threading
 import warnings
 import weakref
 
+from ._cffi_acl import ffi, lib
 from .errors import CleanupWarning, ClosedError
 
-_lock = threading.Lock()
+_new_count = ffi.new
+_ref_retain = lib.hgb_ref_retain
+_ref_release = lib.hgb_ref_release
+_ref_release5 = lib.hgb_ref_release5
+_NULL = ffi.NULL
 
 
 class _Res:
-    __slots__ = ("name", "_refs", "_release", "_deps")
+    __slots__ = ("name", "_cnt", "_release", "_deps")
 
     def __init__(self, name, release=None, deps=()):
         """``deps``: resources this one already holds a reference to (ownership moves here)."""
         self.name = name
-        self._refs = 1
+        self._cnt = _new_count("int64_t *", 1)
         self._release = release
         self._deps = tuple(deps)
 
     @property
+    def _refs(self) -> int:
+        return self._cnt[0]
+
+    @property
     def alive(self) -> bool:
-        return self._refs > 0
+        return self._cnt[0] > 0
 
     def retain(self) -> "_Res":
-        with _lock:
-            if self._refs <= 0:
-                raise ClosedError(f"{self.name} has been released")
-            self._refs += 1
+        if not _ref_retain(self._cnt):
+            raise ClosedError(f"{self.name} has been released")
         return self
 
     def release(self) -> None:
-        with _lock:
-            if self._refs <= 0:        # cannot happen through finalize; guard anyway
-                return
-            self._refs -= 1
-            if self._refs:
-                return
-        self._finish()
+        if _ref_release(self._cnt) == 0:     # -1 (already released) cannot happen through finalize
+            self._finish()
 
     def _finish(self) -> None:
-        """The last holder let go: run the C release, then let go of the dependencies."""
+        """The last holder let go: run the C release, then let go of the dependencies
+        (subclasses drop what else they keep, then call this)."""
         fn, self._release = self._release, None
         try:
             if fn is not None:
@@ -64,39 +70,32 @@ class _Res:
 
 
 def retain_all(items) -> None:
-    """retain() every resource under one lock acquisition; all or none (ClosedError)."""
-    with _lock:
-        for r in items:
-            if r._refs <= 0:
-                for u in items:          # undo the ones counted so far
-                    if u is r:
-                        break
-                    u._refs -= 1
-                raise ClosedError(f"{r.name} has been released")
-            r._refs += 1
+    """retain() every resource; all or none (ClosedError)."""
+    done = []
+    for r in items:
+        if not _ref_retain(r._cnt):
+            release_all(done)            # cannot reach 0 unless another holder let go meanwhile
+            raise ClosedError(f"{r.name} has been released")
+        done.append(r)
 
 
 def release_all(items) -> None:
-    """release() every resource, in order, taking the lock once for plain ``_Res`` objects
-    (subclasses that override release() go through it)."""
-    dead = []
-    with _lock:
-        for r in items:
-            if type(r) is not _Res:
-                dead.append(r)
-            else:
-                n = r._refs
-                if n > 1:
-                    r._refs = n - 1
-                elif n == 1:
-                    r._refs = 0
-                    dead.append(r)
-    if dead:
-        for r in dead:
-            if type(r) is _Res:
-                r._finish()
-            else:
-                r.release()
+    """release() every resource in order, up to five counts per crossing of the binding."""
+    for i in range(0, len(items), 5):
+        chunk = items[i:i + 5]
+        cnts = [r._cnt for r in chunk]
+        if len(cnts) < 5:
+            cnts += [_NULL] * (5 - len(cnts))
+        dropped = _ref_release5(*cnts)
+        if dropped:
+            finish_dropped(chunk, dropped)
+
+
+def finish_dropped(items, mask: int) -> None:
+    """Free the resources whose counts a fused call released to 0 (bit i: items[i])."""
+    for i, r in enumerate(items):
+        if mask >> i & 1:
+            r._finish()
 
 
 def _drop(live: list, res: _Res) -> None:

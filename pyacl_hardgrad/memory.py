@@ -163,6 +163,6 @@ class _KeepObject(_Res):
         super().__init__("host buffer")
         self._objs = objs
 
-    def release(self):
+    def _finish(self):
         self._objs = ()
-        super().release()
+        super()._finish()

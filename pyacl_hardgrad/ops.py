@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res, _lock, release_all, retain_all
+from ._lifetime import Handle, _Res, finish_dropped, release_all
 from .dtypes import bfloat16, float16, float32
 from .errors import PlanConsumedError, check, warn_status
 from .memory import DeviceMemory, Workspace
@@ -36,6 +36,10 @@ _ht_phase1 = lib.aclnnHardtanhBackwardGetWorkspaceSize
 _ht_phase2 = lib.aclnnHardtanhBackward
 _hs_phase1 = lib.aclnnHardsigmoidBackwardGetWorkspaceSize
 _hs_phase2 = lib.aclnnHardsigmoidBackward
+_ht_fused = lib.hgb_hardtanh_backward     # hold + phase 1 + phase 2 (+ wait): _build/fused_calls.h
+_hs_fused = lib.hgb_hardsigmoid_backward
+_WAIT, _KEEP = lib.HGB_WAIT, lib.HGB_KEEP
+_STEP_RETAIN, _STEP_PHASE1, _STEP_SYNC = lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_SYNC
 
 
 def _phase1_buffers():
@@ -120,11 +124,12 @@ class _Plan(Handle):
         """True for a one-shot plan that has run (it cannot run again)."""
         return not self.repeatable and self._runs > 0
 
-    def run(self, workspace: DeviceMemory | None = None, stream=None) -> Tensor:
+    def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False) -> Tensor:
         """Phase 2 on ``stream`` (default: the out tensor's device's default stream).
 
         ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the
-        plan allocates one (kept for later runs).  Returns ``out`` without waiting.
+        plan allocates one (kept for later runs).  Returns ``out``, without waiting unless
+        ``sync`` (then as ``stream.synchronize()``).
         """
         if stream is self._fast and workspace is None and self._live[0] and stream._live[0]:
             # Steady state of a repeatable plan: pinned on this stream, its own workspace (or
@@ -135,8 +140,13 @@ class _Plan(Handle):
             self._runs += 1
             a, b, c = self._cells
             a[0] = b[0] = c[0] = stream
+            if sync:
+                stream.synchronize()
             return self.out
-        return self._run(workspace, stream)
+        out = self._run(workspace, stream)
+        if sync:
+            self._cells[0][0].synchronize()
+        return out
 
     def _run(self, workspace, stream) -> Tensor:
         if not self._live[0]:
@@ -310,9 +320,9 @@ def _prepare(arrays: list, out):
     return tensors, temps, numpy_mode
 
 
-def _finish(plan, temps, numpy_mode, stream):
+def _finish(plan, temps, numpy_mode, stream, sync=False):
     try:
-        out = plan.run(None, stream)
+        out = plan.run(None, stream, sync=sync)
         if numpy_mode:
             return out.numpy()
         return out
@@ -360,7 +370,13 @@ def _launch(status, size, exe, phase2, op, deps, stream, g, x, o):
     except BaseException:
         release_all(deps)
         raise
-    # The stream owns the references until it syncs; one entry for repeated identical calls.
+    _hand_over(stream, deps, g, x, o)
+    return o
+
+
+def _hand_over(stream, deps, g, x, o) -> None:
+    """After a launch: the stream owns ``deps`` (retained) until it syncs; one entry for
+    repeated identical calls.  The tensors record the stream so numpy() waits for it."""
     pending = stream._pending
     if pending and pending[-1] == deps:      # the same resources are held already
         release_all(deps)
@@ -369,15 +385,48 @@ def _launch(status, size, exe, phase2, op, deps, stream, g, x, o):
         if len(pending) > _PENDING_LIMIT:
             stream.synchronize()
     g._pending[0] = x._pending[0] = o._pending[0] = stream
+
+
+def _fused_buffers():
+    b = _tls.fused = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("int[3]"))
+    return b
+
+
+def _after_fused(st, info, size, exe, phase2, op, deps, stream, sync, g, x, o):
+    """Everything but the common outcome of a fused call (see _build/fused_calls.h): errors,
+    a workspace to supply, a wait that failed or was not done in C.  Returns ``o``, or None
+    when a resource was already released (the caller's general path then names it)."""
+    step = info[0]
+    if info[1]:
+        finish_dropped(deps, info[1])
+    if step == _STEP_RETAIN:
+        return None
+    if st == 0 and step == _STEP_PHASE1:     # phase 1 wants a workspace; deps are held
+        _launch(0, size, exe, phase2, op, deps, stream, g, x, o)
+    elif step == _STEP_SYNC:
+        if st:                               # launched, the wait failed: deps are still held
+            _hand_over(stream, deps, g, x, o)
+            check(st, "aclrtSynchronizeStream")
+        return o                             # waited in C, deps already let go
+    elif st:
+        check(st, op + "GetWorkspaceSize" if step == _STEP_PHASE1 else op)
+    else:                                    # launched without waiting: deps are held
+        _hand_over(stream, deps, g, x, o)
+    if sync:
+        stream.synchronize()
     return o
 
 
-def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None):
+def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None,
+                      sync: bool = False):
     """Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self is
-    NaN), else 0.  Returns the out Tensor (enqueued, not waited for), or a numpy array when
-    called with numpy arrays only."""
+    NaN), else 0.  Returns the out Tensor, enqueued on ``stream`` (default: the device's
+    default stream) and not waited for unless ``sync`` (which waits for the stream as
+    ``stream.synchronize()`` does); called with numpy arrays only, it waits and returns a numpy
+    array."""
     if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
-        # Fast path: Tensors and a stream, bounds from the float32 Scalar cache, no plan object.
+        # Fast path: Tensors and a stream, bounds from the float32 Scalar cache, no plan object;
+        # holding the five resources, phase 1, phase 2 and the wait are one crossing into C.
         lo = _float32_cache.get(min_val) if type(min_val) is float else None
         if lo is None:
             lo = _bound(min_val)
@@ -389,49 +438,22 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
             if stream is None:
                 stream = out._device_state.get_default_stream()
             if type(stream) is Stream and stream._live[0]:
-                deps = (gr, xr, orr, lr, hr) = (grad_output._res, self._res, out._res, lo._res, hi._res)
-                with _lock:                        # retain_all(deps), unrolled
-                    ok = gr._refs > 0 and xr._refs > 0 and orr._refs > 0 and lr._refs > 0 and hr._refs > 0
-                    if ok:
-                        gr._refs += 1
-                        xr._refs += 1
-                        orr._refs += 1
-                        lr._refs += 1
-                        hr._refs += 1
-                # Not ok: something was released meanwhile (a cached bound Scalar closed by
-                # release_defaults() in another thread, or a closed input): the general path
-                # below makes its own Scalars and names a closed Tensor.
-                if ok:
-                    try:
-                        try:
-                            size, exe = _tls.p1
-                        except AttributeError:
-                            size, exe = _phase1_buffers()
-                        st = _ht_phase1(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
-                                        size, exe)
-                        launched = not st and not size[0]
-                        if launched:
-                            # The usual case (no workspace), inlined; _launch does the rest.
-                            executor = exe[0]
-                            st = _ht_phase2(_NULL, 0, executor, stream._handle)
-                            if st:
-                                _destroy_executor([executor])
-                                check(st, "aclnnHardtanhBackward")
-                    except BaseException:
-                        release_all(deps)
-                        raise
-                    if launched:
-                        pending = stream._pending          # the stream owns deps until it syncs
-                        if pending and pending[-1] == deps:
-                            release_all(deps)
-                        else:
-                            pending.append(deps)
-                            if len(pending) > _PENDING_LIMIT:
-                                stream.synchronize()
-                        grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
-                        return out
-                    return _launch(st, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
-                                   grad_output, self, out)
+                try:
+                    size, exe, info = _tls.fused
+                except AttributeError:
+                    size, exe, info = _fused_buffers()
+                # Waiting in C is only right when the stream holds nothing to release after.
+                wait = sync and not stream._pending and not stream._unpin
+                gr, xr, orr, lr, hr = deps = (grad_output._res, self._res, out._res, lo._res, hi._res)
+                st = _ht_fused(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
+                               stream._handle, _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, lr._cnt,
+                               hr._cnt, size, exe, info)
+                if wait and not st and info[0] == _STEP_SYNC and not info[1]:
+                    return out                   # done: the work has finished, nothing is held
+                r = _after_fused(st, info, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
+                                 sync, grad_output, self, out)
+                if r is not None:
+                    return r
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)
@@ -439,55 +461,32 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
         for t in temps:
             t.close()
         raise
-    return _finish(plan, temps, numpy_mode, stream)
+    return _finish(plan, temps, numpy_mode, stream, sync)
 
 
-def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream=None):
+def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream=None, sync: bool = False):
     """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0,
-    in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."""
+    in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise.
+    ``stream`` and ``sync`` as for :func:`hardtanh_backward`."""
     if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
         if grad_output._live[0] and self._live[0] and out._live[0]:
             if stream is None:
                 stream = out._device_state.get_default_stream()
             if type(stream) is Stream and stream._live[0]:
-                deps = (gr, xr, orr) = (grad_output._res, self._res, out._res)
-                with _lock:                        # retain_all(deps), unrolled
-                    ok = gr._refs > 0 and xr._refs > 0 and orr._refs > 0
-                    if ok:
-                        gr._refs += 1
-                        xr._refs += 1
-                        orr._refs += 1
-                if not ok:
-                    retain_all(deps)               # raises ClosedError naming the released one
                 try:
-                    try:
-                        size, exe = _tls.p1
-                    except AttributeError:
-                        size, exe = _phase1_buffers()
-                    st = _hs_phase1(grad_output._handle, self._handle, out._handle, size, exe)
-                    launched = not st and not size[0]
-                    if launched:
-                        # The usual case (no workspace), inlined; _launch does the rest.
-                        executor = exe[0]
-                        st = _hs_phase2(_NULL, 0, executor, stream._handle)
-                        if st:
-                            _destroy_executor([executor])
-                            check(st, "aclnnHardsigmoidBackward")
-                except BaseException:
-                    release_all(deps)
-                    raise
-                if launched:
-                    pending = stream._pending          # the stream owns deps until it syncs
-                    if pending and pending[-1] == deps:
-                        release_all(deps)
-                    else:
-                        pending.append(deps)
-                        if len(pending) > _PENDING_LIMIT:
-                            stream.synchronize()
-                    grad_output._pending[0] = self._pending[0] = out._pending[0] = stream
+                    size, exe, info = _tls.fused
+                except AttributeError:
+                    size, exe, info = _fused_buffers()
+                wait = sync and not stream._pending and not stream._unpin
+                gr, xr, orr = deps = (grad_output._res, self._res, out._res)
+                st = _hs_fused(grad_output._handle, self._handle, out._handle, stream._handle,
+                               _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, size, exe, info)
+                if wait and not st and info[0] == _STEP_SYNC and not info[1]:
                     return out
-                return _launch(st, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
-                               grad_output, self, out)
+                r = _after_fused(st, info, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
+                                 sync, grad_output, self, out)
+                if r is not None:
+                    return r
     (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
     try:
         plan = HardsigmoidBackwardPlan(g, x, out)
@@ -495,4 +494,4 @@ def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream
         for t in temps:
             t.close()
         raise
-    return _finish(plan, temps, numpy_mode, stream)
+    return _finish(plan, temps, numpy_mode, stream, sync)

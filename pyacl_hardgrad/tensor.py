@@ -62,10 +62,9 @@ class _ForeignOwner(_Res):
         super().__init__("foreign memory")
         self._obj = obj
 
-    def release(self):
-        super().release()
-        if not self.alive:
-            self._obj = None
+    def _finish(self):
+        self._obj = None
+        super()._finish()
 
 
 class Tensor(Handle):

@@ -37,6 +37,9 @@ HEADERS = (
 )
 
 MODULE_NAME = "pyacl_hardgrad._cffi_acl"
+# The fused calls of the ops hot paths: declarations (also the cdef) and implementation.
+FUSED_HEADER = Path(__file__).with_name("fused_calls.h")
+FUSED_SOURCE = Path(__file__).with_name("fused_calls.c")
 API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT, what a missing function returns
 
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*$",
@@ -216,6 +219,10 @@ static int hgb_bind(void *const *handles, int count)
     # From here on, cffi's generated code calls every API function through its pointer.
     for f in funcs:
         parts.append(f"#define {f.name} (*hgb_fp_{f.name})\n")
+    parts.append("\n#pragma GCC visibility push(hidden)\n")
+    parts.append(FUSED_HEADER.read_text())
+    parts.append(FUSED_SOURCE.read_text())
+    parts.append("#pragma GCC visibility pop\n")
     return "".join(parts)
 
 
@@ -224,6 +231,7 @@ def make_ffi() -> FFI:
     funcs = functions(decls)
     defines = integer_defines()
     cdef = decls + "\n" + "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + _BINDER_CDEF
+    cdef += FUSED_HEADER.read_text()
     ffi = FFI()
     ffi.cdef(cdef)
     ffi.set_source(MODULE_NAME, binder_source(funcs), include_dirs=[str(INCLUDE_DIR)],
