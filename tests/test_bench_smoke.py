@@ -12,10 +12,12 @@ import sys
 import pytest
 
 STAT_KEYS = {"median_ns", "min_ns", "iters", "repeats"}
-ROW_MEASUREMENTS = ("python_fresh", "python_plan", "python_plan_async", "cpp_fresh", "cpp_plan", "cpp_plan_async",
-                    "torch_matched", "torch_default", "numpy")
-TARGET_NAMES = 7
+ROW_MEASUREMENTS = ("python_fresh", "python_plan", "python_fresh_sync", "python_plan_sync", "python_plan_async",
+                    "cpp_fresh", "cpp_plan", "cpp_plan_async", "torch_matched", "torch_default", "numpy")
+TARGET_NAMES = 9
 PAIRED_MODES = {"fresh": "python_fresh_over_cpp_fresh_paired", "plan": "python_plan_over_cpp_plan_paired",
+                "fresh_sync": "python_fresh_sync_over_cpp_fresh_paired",
+                "plan_sync": "python_plan_sync_over_cpp_plan_paired",
                 "plan_async": "python_async_over_cpp_async_paired"}
 
 
@@ -71,7 +73,10 @@ def test_bench_result_structure(tiny):
             assert len(p["ratios"]) == len(p["python_ns"]) == len(p["cpp_ns"]) == 3
             assert p["ratios"] == pytest.approx([a / b for a, b in zip(p["python_ns"], p["cpp_ns"])])
             assert ra[key] == pytest.approx(sorted(p["ratios"])[1])
-            for side, times in (("python", p["python_ns"]), ("cpp", p["cpp_ns"])):
+            # the sync=True forms are paired with the same C++ loops as the two-call forms; the
+            # row's C++ stats come from the first pairing
+            sides = (("python", p["python_ns"]),) + ((("cpp", p["cpp_ns"]),) if "sync" not in mode else ())
+            for side, times in sides:
                 st = row[f"{side}_{mode}"]
                 assert st["repeats"] == 3
                 assert st["median_ns"] == pytest.approx(sorted(times)[1])
@@ -94,13 +99,15 @@ def test_bench_rss_and_targets(tiny):
     big = [t for n, t in by.items() if "n >= 1M" in n]
     assert len(big) == 3 and all(t["met"] is None and t["measured"] is None for t in big)
     small = [t for t in tiny["targets"] if t["met"] is not None]
-    assert len(small) == 4
+    assert len(small) == 6
     for t in small:
         assert isinstance(t["met"], bool) and t["measured"] >= 0
     # the Python/C++ targets use the per-round ratio medians
-    fresh = by["Python / C++ at 8 elements, fresh plan per call"]
-    assert fresh["measured"] == max(x["ratios"]["python_fresh_over_cpp_fresh_paired"]
-                                    for x in tiny["results"] if x["size"] == 8)
+    for name, key in (("fresh plan per call, + synchronize()", "python_fresh_over_cpp_fresh_paired"),
+                      ("fresh plan per call, sync=True", "python_fresh_sync_over_cpp_fresh_paired"),
+                      ("repeatable plan, run(sync=True)", "python_plan_sync_over_cpp_plan_paired")):
+        t = by[f"Python / C++ at 8 elements, {name}"]
+        assert t["measured"] == max(x["ratios"][key] for x in tiny["results"] if x["size"] == 8)
 
 
 def test_bench_report_renders(bench, tiny):
@@ -133,14 +140,18 @@ def test_bench_targets_logic(bench):
         "trivial_call": {"binding": {"median_ns": 50.0}, "ctypes": {"median_ns": 100.0}},
         "rss": {"calls": 1000, "change_pct": -6.0},
     }
-    got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
-    assert got == [(False, 0.8), (True, 3.0), (False, 0.7), (True, 1.4), (False, 1.3), (False, 2.0),
-                   (False, 6.0)]
+    got = [(x["met"], x["measured"] if x["measured"] is None else round(x["measured"], 6))
+           for x in bench.evaluate_targets(result)]
+    # the sync=True forms were not measured in these rows: reported, not guessed
+    assert got == [(False, 0.8), (True, 3.0), (False, 0.7), (None, None), (True, 1.4), (None, None), (False, 1.3),
+                   (False, 2.0), (False, 6.0)]
     # with per-round ratio medians present, those decide the Python/C++ targets
     result["results"][3]["ratios"].update(python_fresh_over_cpp_fresh_paired=1.6,
-                                          python_plan_over_cpp_plan_paired=1.1)
+                                          python_plan_over_cpp_plan_paired=1.1,
+                                          python_fresh_sync_over_cpp_fresh_paired=1.45,
+                                          python_plan_sync_over_cpp_plan_paired=1.25)
     got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
-    assert got[3:5] == [(False, 1.6), (True, 1.1)]
+    assert got[3:7] == [(True, 1.45), (False, 1.6), (False, 1.25), (True, 1.1)]
 
 
 def test_bench_cpp_server_protocol(bench):

@@ -293,7 +293,7 @@ def measure_paired(items, server: CppServer | None, rounds: int, target_ns: floa
 
 
 def _plan_bodies(plan, stream):
-    """(synchronised, async) loops over a repeatable plan."""
+    """(run + synchronize(), run(sync=True), async) loops over a repeatable plan."""
     run_plan, sync = plan.run, stream.synchronize
 
     def plan_body(k):
@@ -301,11 +301,15 @@ def _plan_bodies(plan, stream):
             run_plan(None, stream)
             sync()
 
+    def plan_sync_body(k):
+        for _ in range(k):
+            run_plan(None, stream, sync=True)
+
     def async_body(k):
         for _ in range(k):
             run_plan(None, stream)
         sync()
-    return plan_body, async_body
+    return plan_body, plan_sync_body, async_body
 
 
 # ---------------------------------------------------------------------------- the Python side
@@ -367,7 +371,7 @@ def trivial_calls(repeat: int, target_ns: float) -> dict:
 
 
 def _python_op_bodies(hg, op, g, x, o, stream):
-    """(fresh-plan body, repeatable plan) for our package."""
+    """(one-call + synchronize() body, one-call with sync=True body, repeatable plan)."""
     sync = stream.synchronize
     if op == "hardtanh":
         fn = hg.hardtanh_backward
@@ -377,6 +381,10 @@ def _python_op_bodies(hg, op, g, x, o, stream):
             for _ in range(k):
                 fn(g, x, lo, hi, out=o, stream=stream)
                 sync()
+
+        def fresh_sync(k):
+            for _ in range(k):
+                fn(g, x, lo, hi, out=o, stream=stream, sync=True)
         plan = hg.HardtanhBackwardPlan(g, x, lo, hi, o, repeatable=True)
     else:
         fn = hg.hardsigmoid_backward
@@ -385,8 +393,12 @@ def _python_op_bodies(hg, op, g, x, o, stream):
             for _ in range(k):
                 fn(g, x, out=o, stream=stream)
                 sync()
+
+        def fresh_sync(k):
+            for _ in range(k):
+                fn(g, x, out=o, stream=stream, sync=True)
         plan = hg.HardsigmoidBackwardPlan(g, x, o, repeatable=True)
-    return fresh, plan
+    return fresh, fresh_sync, plan
 
 
 def _warm_up(hg, device, stream, server, ns: float) -> None:
@@ -396,7 +408,7 @@ def _warm_up(hg, device, stream, server, ns: float) -> None:
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
     try:
-        fresh, plan = _python_op_bodies(hg, "hardtanh", tg, tx, to, stream)
+        fresh, _, plan = _python_op_bodies(hg, "hardtanh", tg, tx, to, stream)
         plan.close()
         fresh(max(1, _calibrate(fresh, ns / 8)) * 8)
         if server:
@@ -574,13 +586,15 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                     # cell's rounds spread over the whole group's time
                     items = []
                     for op in ops:
-                        fresh, plan = _python_op_bodies(hg, op, tg, tx, outs[op], stream)
+                        fresh, fresh_sync, plan = _python_op_bodies(hg, op, tg, tx, outs[op], stream)
                         plans.append(plan)
-                        plan_body, async_body = _plan_bodies(plan, stream)
-                        modes = [("fresh", fresh), ("plan", plan_body)]
+                        plan_body, plan_sync_body, async_body = _plan_bodies(plan, stream)
+                        # (mode, Python body, the C++ loop it is paired with)
+                        modes = [("fresh", fresh, "fresh"), ("plan", plan_body, "plan")]
                         if n <= ASYNC_MAX_SIZE:
-                            modes.append(("plan_async", async_body))
-                        items += [((op, mode), body, (op, dname, n, mode)) for mode, body in modes]
+                            modes += [("fresh_sync", fresh_sync, "fresh"), ("plan_sync", plan_sync_body, "plan"),
+                                      ("plan_async", async_body, "plan_async")]
+                        items += [((op, mode), body, (op, dname, n, cpp_mode)) for mode, body, cpp_mode in modes]
                     try:
                         paired = measure_paired(items, server, rounds, target_ns)
                     except CppError as exc:
@@ -600,7 +614,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                                 continue
                             row[f"python_{mode}"] = m["python"]
                             if m["cpp"]:
-                                row[f"cpp_{mode}"] = m["cpp"]
+                                row.setdefault(f"cpp_{mode.replace('_sync', '')}", m["cpp"])
                                 row["paired"][mode] = {"ratios": m["ratios"], "python_ns": m["python_ns"],
                                                        "cpp_ns": m["cpp_ns"]}
                         ours = outs[op].numpy()
@@ -659,7 +673,8 @@ def _ratio(a, b):
 
 def _derive(row: dict) -> None:
     """Add GB/s and the ratios the targets use to one result row."""
-    for key in ("python_fresh", "python_plan", "python_plan_async", "cpp_fresh", "cpp_plan", "cpp_plan_async",
+    for key in ("python_fresh", "python_plan", "python_fresh_sync", "python_plan_sync", "python_plan_async",
+                "cpp_fresh", "cpp_plan", "cpp_plan_async",
                 "torch_matched", "torch_default", "numpy"):
         if row.get(key):
             row[key]["gbps"] = gbps(row["bytes_moved"], row[key]["median_ns"])
@@ -679,6 +694,8 @@ def _derive(row: dict) -> None:
     # median of the per-round ratios (C++ and Python timed back to back): what the targets use
     paired = row.get("paired") or {}
     for key, mode in (("python_fresh_over_cpp_fresh_paired", "fresh"), ("python_plan_over_cpp_plan_paired", "plan"),
+                      ("python_fresh_sync_over_cpp_fresh_paired", "fresh_sync"),
+                      ("python_plan_sync_over_cpp_plan_paired", "plan_sync"),
                       ("python_async_over_cpp_async_paired", "plan_async")):
         if paired.get(mode):
             row["ratios"][key] = _median(paired[mode]["ratios"])
@@ -720,9 +737,14 @@ def evaluate_targets(result: dict) -> list[dict]:
         [(r["ratios"]["fraction_of_copy_bandwidth"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
          for r in big])
     small = [r for r in rows if r["size"] == 8]
-    add("Python / C++ at 8 elements, fresh plan per call", 1.5, "<=",
+    # each synchronised form a user writes: the call with sync=True, and the call + synchronize()
+    add("Python / C++ at 8 elements, fresh plan per call, sync=True", 1.5, "<=",
+        [(paired_ratio(r, "python_fresh_sync_over_cpp_fresh"), f"{r['op']} {r['dtype']}") for r in small])
+    add("Python / C++ at 8 elements, fresh plan per call, + synchronize()", 1.5, "<=",
         [(paired_ratio(r, "python_fresh_over_cpp_fresh"), f"{r['op']} {r['dtype']}") for r in small])
-    add("Python / C++ at 8 elements, repeatable plan", 1.2, "<=",
+    add("Python / C++ at 8 elements, repeatable plan, run(sync=True)", 1.2, "<=",
+        [(paired_ratio(r, "python_plan_sync_over_cpp_plan"), f"{r['op']} {r['dtype']}") for r in small])
+    add("Python / C++ at 8 elements, repeatable plan, run() + synchronize()", 1.2, "<=",
         [(paired_ratio(r, "python_plan_over_cpp_plan"), f"{r['op']} {r['dtype']}") for r in small])
     tc = result.get("trivial_call") or {}
     if tc.get("binding") and tc.get("ctypes"):
@@ -753,7 +775,7 @@ def _x(v, digits=2):
 
 
 COLUMNS = ("op", "dtype", "n", "py fresh", "py plan", "C++ fresh", "C++ plan", "py/C++ fresh",
-           "py/C++ plan", "py async", "C++ async", "torch mt", "torch dt", "numpy", "copy", "GB/s ours",
+           "py/C++ plan", "py fresh s", "py plan s", "py/C++ fresh s", "py/C++ plan s", "py async", "C++ async", "torch mt", "torch dt", "numpy", "copy", "GB/s ours",
            "GB/s copy", "of copy", "x torch mt", "x torch dt", "x numpy")
 
 
@@ -764,6 +786,9 @@ def table_rows(result: dict) -> list[tuple[str, ...]]:
         out.append((r["op"], r["dtype"], size_label(r["size"]), _us(_med(r, "python_fresh")),
                     _us(_med(r, "python_plan")), _us(_med(r, "cpp_fresh")), _us(_med(r, "cpp_plan")),
                     _x(paired_ratio(r, "python_fresh_over_cpp_fresh")), _x(paired_ratio(r, "python_plan_over_cpp_plan")),
+                    _us(_med(r, "python_fresh_sync")), _us(_med(r, "python_plan_sync")),
+                    _x(ra.get("python_fresh_sync_over_cpp_fresh_paired")),
+                    _x(ra.get("python_plan_sync_over_cpp_plan_paired")),
                     _us(_med(r, "python_plan_async")), _us(_med(r, "cpp_plan_async")),
                     _us(_med(r, "torch_matched")), _us(_med(r, "torch_default")), _us(_med(r, "numpy")),
                     _us(r["copy"]["median_ns"]), _x(r["python_plan"].get("gbps")), _x(r["copy"].get("gbps")),
@@ -793,7 +818,8 @@ def format_report(result: dict, markdown: bool = False) -> str:
                  f"(matched: our kernels use {th.get('ours')} for n >= 64K), torch dt = torch's default "
                  f"{th.get('torch_default')}; "
                  "GB/s counts 3 arrays for the ops, 2 for the copy; x = speed-up of our repeatable plan; "
-                 "async = repeatable plan without a wait per call (n <= 64K)")
+                 "py fresh/plan = the call then stream.synchronize(); py ... s = the same call with sync=True "
+                 "(n <= 64K); async = repeatable plan without a wait per call (n <= 64K)")
     rounds = result.get("settings", {}).get("rounds")
     if rounds:
         lines.append(f"py and C++ columns: medians over {rounds} rounds, each timing the C++ cell and the Python cell "
