@@ -93,37 +93,61 @@ typedef enum hg_task_kind {
     HG_TASK_RESET_EVENT
 } hg_task_kind;
 
+/* 40 bytes, so a task and its ready flag fit one cache line of the stream's ring. */
 typedef struct hg_task {
     hg_task_kind kind;
-    int value;
+    int value;          /* MEMSET byte */
     uint64_t seq;
-    hg_task_fn fn;
-    void *arg;
-    void *dst;
-    const void *src;
-    size_t n;
-    hg_event *ev; /* the task owns one reference */
-    uint64_t rec;
+    union {
+        struct {        /* USER */
+            hg_task_fn fn;
+            void *arg;
+        };
+        struct {        /* MEMCPY, MEMSET */
+            void *dst;
+            const void *src;
+            size_t n;
+        };
+        struct {        /* RECORD, WAIT, RESET_EVENT */
+            hg_event *ev; /* the task owns one reference */
+            uint64_t rec;
+        };
+    };
 } hg_task;
 
+/* The task queue (stream.c): a power-of-two array of cache-line slots indexed by seq. */
+struct hg_ring;
+
+#define HG_CACHE_LINE 64
+
+/* Fields are grouped by the thread that writes them, each group on its own cache
+ * line(s): the callers' lock and counters, the worker's progress counter and the
+ * read-mostly fields never share a line, so a caller spinning on `completed` does not
+ * slow the worker down and the worker's writes do not steal the callers' lines. */
 typedef struct hg_stream {
-    atomic_int refs;       /* owner (table or device) + temporary users */
+    /* read by the worker on every poll, written rarely (ring growth, shutdown) */
+    _Alignas(HG_CACHE_LINE) _Atomic(struct hg_ring *) ring;
+    atomic_int stop;
     int device;
     bool is_default;
     pthread_t thread;
-    pthread_mutex_t qmu;   /* ring, head, tail, sleeping, next_seq */
-    pthread_cond_t work_cv;
-    hg_task *ring;
-    size_t cap, head, tail;
-    uint64_t next_seq;
-    int sleeping;
-    atomic_int stop;
-    _Atomic uint64_t submitted; /* seq of the newest queued task */
-    _Atomic uint64_t completed; /* seq of the newest finished task */
-    atomic_int waiters;
-    pthread_mutex_t done_mu;
-    pthread_cond_t done_cv;
     struct hg_stream *dead_next;
+
+    /* written by callers only */
+    _Alignas(HG_CACHE_LINE) pthread_mutex_t qmu; /* ring contents and growth, freed, sleeping */
+    _Atomic uint64_t submitted; /* seq of the newest queued task (written under qmu) */
+    uint64_t freed;             /* last `completed` seen by a producer: seqs up to it left the ring */
+    atomic_int refs;            /* owner (table or device) + temporary users */
+    int sleeping;               /* the worker is parked on work_cv */
+    pthread_cond_t work_cv;
+
+    /* written by the worker once per task; read by synchronising callers */
+    _Alignas(HG_CACHE_LINE) _Atomic uint64_t completed; /* seq of the newest finished task */
+    atomic_int waiters;         /* callers parked (or about to park) on done_cv */
+
+    /* slow path only: parking synchronisers */
+    _Alignas(HG_CACHE_LINE) pthread_mutex_t done_mu;
+    pthread_cond_t done_cv;
 } hg_stream;
 
 hg_stream *hg_stream_new(int device, bool is_default, aclError *err);

@@ -2,7 +2,19 @@
  *
  * Hand-off is tuned for short tasks: the worker polls briefly (hg_rt.spin_ns) for new
  * work before parking on a condition variable, and a synchronising caller polls the
- * "completed" sequence number briefly before parking.  Idle streams sleep. */
+ * `done` mark of its last task's slot briefly before parking on `completed`.  Idle
+ * streams sleep.
+ *
+ * Queue: producers (any number of callers) are serialised by qmu; the single consumer
+ * (the worker) takes tasks without a lock.  Task number seq lives in slot
+ * (seq - 1) & mask of the current ring, and the slot's `ready` holds seq once the task
+ * is stored (release), so the worker learns of the task and reads it from one cache
+ * line.  A slot is reused for seq + cap only when completed >= seq, i.e. after the
+ * worker copied the task out.  When the ring is full, the producer copies the live
+ * tasks into a ring twice as large and publishes it; the old ring receives no new task
+ * and stays allocated until the stream is freed, so a worker still looking at it reads
+ * either a task identical to the copy or a not-ready slot, and then reloads the ring
+ * pointer. */
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,9 +24,59 @@
 
 #define RING_INITIAL 64u
 
+typedef struct hg_slot {
+    _Alignas(HG_CACHE_LINE) _Atomic uint64_t ready; /* seq of the stored task, 0 = none yet */
+    _Atomic uint64_t done;                          /* seq of the stored task once it ran */
+    hg_task task;
+} hg_slot;
+
+struct hg_ring {
+    size_t mask;           /* capacity - 1 */
+    struct hg_ring *older; /* the ring this one replaced (freed with the stream) */
+    hg_slot slots[];
+};
+
+_Static_assert(sizeof(hg_slot) == HG_CACHE_LINE, "a ring slot is one cache line");
+_Static_assert(sizeof(struct hg_ring) % HG_CACHE_LINE == 0, "ring slots start on a cache line");
+
 uint64_t hg_spin_ns(void)
 {
     return hg_rt.spin_ns;
+}
+
+static struct hg_ring *ring_new(size_t cap)
+{
+    if (cap > (SIZE_MAX - sizeof(struct hg_ring)) / sizeof(hg_slot))
+        return NULL;
+    struct hg_ring *r = aligned_alloc(HG_CACHE_LINE, sizeof(struct hg_ring) + cap * sizeof(hg_slot));
+    if (!r)
+        return NULL;
+    r->mask = cap - 1u;
+    r->older = NULL;
+    for (size_t i = 0; i < cap; ++i) {
+        atomic_init(&r->slots[i].ready, 0);
+        atomic_init(&r->slots[i].done, 0);
+        HG_ATOMIC_FIELD(&r->slots[i].ready);
+        HG_ATOMIC_FIELD(&r->slots[i].done);
+    }
+    return r;
+}
+
+static void ring_free_all(struct hg_ring *r)
+{
+    while (r) {
+        struct hg_ring *older = r->older;
+        free(r);
+        r = older;
+    }
+}
+
+/* The slot holding task number seq, NULL while it is not queued (worker side). */
+static hg_slot *ready_slot(hg_stream *s, uint64_t seq)
+{
+    struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_acquire);
+    hg_slot *slot = &r->slots[(seq - 1u) & r->mask];
+    return atomic_load_explicit(&slot->ready, memory_order_acquire) == seq ? slot : NULL;
 }
 
 static void run_task(hg_task *t)
@@ -77,76 +139,89 @@ typedef struct {
 static bool has_work(void *p)
 {
     seq_wait *w = p;
-    return atomic_load_explicit(&w->s->submitted, memory_order_acquire) != w->seq ||
-           atomic_load_explicit(&w->s->stop, memory_order_acquire);
+    return ready_slot(w->s, w->seq) || atomic_load_explicit(&w->s->stop, memory_order_acquire);
 }
+
+/* A synchroniser polls the `done` mark in the slot of the task it waits for: that line
+ * already travels between the caller (who wrote the task) and the worker (who read
+ * it), so the answer costs no extra line transfer.  The slot may have been reused or
+ * moved by ring growth in the meantime; the stream-wide `completed` (read now and
+ * then, not to pull its line away from the worker on every poll) settles those cases. */
+typedef struct {
+    hg_stream *s;
+    uint64_t seq;
+    hg_slot *slot;
+    unsigned polls;
+} done_wait;
 
 static bool reached(void *p)
 {
-    seq_wait *w = p;
-    return atomic_load_explicit(&w->s->completed, memory_order_acquire) >= w->seq;
+    done_wait *w = p;
+    if (atomic_load_explicit(&w->slot->done, memory_order_acquire) == w->seq)
+        return true;
+    return (++w->polls & 7u) == 0 && atomic_load_explicit(&w->s->completed, memory_order_acquire) >= w->seq;
 }
 
 static void *worker_main(void *p)
 {
     hg_stream *s = p;
-    uint64_t taken = 0;
     uint64_t spin = hg_rt.spin_ns;
-    for (;;) {
-        seq_wait w = {s, taken};
+    for (uint64_t next = 1;;) {
+        seq_wait w = {s, next};
         if (!hg_spin_until(has_work, &w, spin)) {
             pthread_mutex_lock(&s->qmu);
-            while (s->head == s->tail && !atomic_load(&s->stop)) {
+            while (!ready_slot(s, next) && !atomic_load(&s->stop)) {
                 s->sleeping = 1;
                 pthread_cond_wait(&s->work_cv, &s->qmu);
                 s->sleeping = 0;
             }
             pthread_mutex_unlock(&s->qmu);
         }
-        pthread_mutex_lock(&s->qmu);
-        if (s->head == s->tail) {
-            bool stop = atomic_load(&s->stop);
-            pthread_mutex_unlock(&s->qmu);
-            if (stop)
+        hg_slot *slot = ready_slot(s, next);
+        if (!slot) {
+            /* woken by stop: every accepted push was published before stop was set,
+             * so one more look decides whether the queue is drained */
+            if (atomic_load(&s->stop) && !ready_slot(s, next))
                 break;
             continue;
         }
-        hg_task t = s->ring[s->head & (s->cap - 1u)];
-        s->head++;
-        pthread_mutex_unlock(&s->qmu);
-
+        HG_HAPPENS_AFTER(slot);
+        hg_task t = slot->task; /* the slot may be reused once completed says so */
         run_task(&t);
-        taken = t.seq;
         HG_HAPPENS_BEFORE(&s->completed);
-        atomic_store(&s->completed, t.seq); /* seq_cst: pairs with waiters below */
+        atomic_store_explicit(&slot->done, next, memory_order_release);
+        atomic_store(&s->completed, next); /* seq_cst: pairs with waiters below */
         if (atomic_load(&s->waiters) > 0) {
             pthread_mutex_lock(&s->done_mu);
             pthread_cond_broadcast(&s->done_cv);
             pthread_mutex_unlock(&s->done_mu);
         }
+        ++next;
     }
     return NULL;
 }
 
 hg_stream *hg_stream_new(int device, bool is_default, aclError *err)
 {
-    hg_stream *s = calloc(1, sizeof *s);
-    hg_task *ring = malloc(RING_INITIAL * sizeof *ring);
+    /* aligned: the field groups are laid out by cache line */
+    hg_stream *s = aligned_alloc(_Alignof(hg_stream), sizeof *s);
+    struct hg_ring *ring = ring_new(RING_INITIAL);
     if (!s || !ring) {
         free(s);
         free(ring);
         *err = ACL_ERROR_RT_MEMORY_ALLOCATION;
         return NULL;
     }
+    memset(s, 0, sizeof *s);
+    atomic_init(&s->ring, ring);
     atomic_init(&s->refs, 1);
     s->device = device;
     s->is_default = is_default;
-    s->ring = ring;
-    s->cap = RING_INITIAL;
     atomic_init(&s->stop, 0);
     atomic_init(&s->submitted, 0);
     atomic_init(&s->completed, 0);
     atomic_init(&s->waiters, 0);
+    HG_ATOMIC_FIELD(&s->ring);
     HG_ATOMIC_FIELD(&s->stop);
     HG_ATOMIC_FIELD(&s->submitted);
     HG_ATOMIC_FIELD(&s->completed);
@@ -184,7 +259,7 @@ static void stream_free(hg_stream *s)
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->done_mu);
     pthread_cond_destroy(&s->done_cv);
-    free(s->ring);
+    ring_free_all(atomic_load_explicit(&s->ring, memory_order_relaxed));
     free(s);
 }
 
@@ -231,6 +306,25 @@ hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool c
     return s;
 }
 
+/* Replace the full ring r by one twice as large holding the tasks after `freed`.
+ * Caller holds qmu.  NULL when out of memory (r is left as it was). */
+static struct hg_ring *ring_grow(hg_stream *s, struct hg_ring *r, uint64_t last)
+{
+    size_t cap = r->mask + 1u;
+    struct hg_ring *nr = cap * 2u > cap ? ring_new(cap * 2u) : NULL;
+    if (!nr)
+        return NULL;
+    for (uint64_t q = s->freed + 1u; q <= last; ++q) {
+        hg_slot *from = &r->slots[(q - 1u) & r->mask];
+        hg_slot *to = &nr->slots[(q - 1u) & nr->mask];
+        to->task = from->task; /* the worker may read `from` too, nobody writes it */
+        atomic_store_explicit(&to->ready, q, memory_order_relaxed);
+    }
+    nr->older = r;
+    atomic_store_explicit(&s->ring, nr, memory_order_release);
+    return nr;
+}
+
 aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
 {
     pthread_mutex_lock(&s->qmu);
@@ -239,27 +333,28 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
         hg_set_error(func, "stream is being destroyed");
         return ACL_ERROR_RT_INVALID_HANDLE;
     }
-    if (s->tail - s->head == s->cap) {
-        size_t ncap = s->cap * 2u;
-        hg_task *nr = ncap > s->cap ? malloc(ncap * sizeof *nr) : NULL;
-        if (!nr) {
-            pthread_mutex_unlock(&s->qmu);
-            hg_set_error(func, "out of host memory queueing on the stream");
-            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    uint64_t last = atomic_load_explicit(&s->submitted, memory_order_relaxed);
+    uint64_t seq = last + 1u;
+    struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_relaxed);
+    if (seq - s->freed > r->mask + 1u) {
+        /* the slot still holds task seq - cap as far as we know: ask the worker */
+        s->freed = atomic_load_explicit(&s->completed, memory_order_acquire);
+        HG_HAPPENS_AFTER(&s->completed);
+        if (seq - s->freed > r->mask + 1u) {
+            r = ring_grow(s, r, last);
+            if (!r) {
+                pthread_mutex_unlock(&s->qmu);
+                hg_set_error(func, "out of host memory queueing on the stream");
+                return ACL_ERROR_RT_MEMORY_ALLOCATION;
+            }
         }
-        size_t n = s->tail - s->head;
-        for (size_t i = 0; i < n; ++i)
-            nr[i] = s->ring[(s->head + i) & (s->cap - 1u)];
-        free(s->ring);
-        s->ring = nr;
-        s->cap = ncap;
-        s->head = 0;
-        s->tail = n;
     }
-    task->seq = ++s->next_seq;
-    s->ring[s->tail & (s->cap - 1u)] = *task;
-    s->tail++;
-    atomic_store_explicit(&s->submitted, task->seq, memory_order_release);
+    task->seq = seq;
+    hg_slot *slot = &r->slots[(seq - 1u) & r->mask];
+    slot->task = *task;
+    HG_HAPPENS_BEFORE(slot);
+    atomic_store_explicit(&slot->ready, seq, memory_order_release);
+    atomic_store_explicit(&s->submitted, seq, memory_order_release);
     if (s->sleeping)
         pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->qmu);
@@ -268,7 +363,11 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
 
 void hg_stream_sync(hg_stream *s)
 {
-    seq_wait w = {s, atomic_load_explicit(&s->submitted, memory_order_acquire)};
+    uint64_t seq = atomic_load_explicit(&s->submitted, memory_order_acquire);
+    if (seq == 0)
+        return;
+    struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_acquire);
+    done_wait w = {s, seq, &r->slots[(seq - 1u) & r->mask], 0};
     if (!hg_spin_until(reached, &w, hg_rt.spin_ns)) {
         atomic_fetch_add(&s->waiters, 1); /* seq_cst: the worker sees it or we see completed */
         pthread_mutex_lock(&s->done_mu);
