@@ -88,6 +88,19 @@ def test_bench_result_structure(tiny):
         _check_stats(r["trivial_call"][key])
 
 
+def test_bench_floor_pairs_bare_binding_loops_with_cpp(bench, tiny):
+    """The floor study: bare binding loops (checked to compute the operator) timed in rounds
+    with the C++ loops they do the same work as."""
+    fl = tiny["floor"]
+    assert [n for n, _, _ in bench.runner.FLOOR_ITEMS] == list(fl)
+    for name, f in fl.items():
+        _check_stats(f["python"])
+        _check_stats(f["cpp"])
+        assert f["cpp_mode"] in ("plan", "fresh") and f["calls"]
+        assert f["ratio_paired"] > 0 and math.isfinite(f["ratio_paired"])
+    assert "floor at 8 elements" in bench.format_report(tiny)
+
+
 def test_bench_rss_and_targets(tiny):
     rss = tiny["rss"]
     assert rss["requested_calls"] == 300 and rss["calls"] == 300 and rss["reduced"] is False

@@ -496,6 +496,77 @@ def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
             "maxrss_before_kib": max_before, "maxrss_after_kib": max_after}
 
 
+# ---------------------------------------------------------------------------- the floor
+
+FLOOR_ITEMS = (
+    # (name, what it calls per iteration, the C++ loop it is paired with)
+    ("plan_two_calls", "lib.aclnnHardtanhBackward(...) + lib.aclrtSynchronizeStream(h)", "plan"),
+    ("plan_one_call", "lib.hgb_run(...): phase 2 + wait in one call", "plan"),
+    ("fresh_three_calls", "lib.aclnnHardtanhBackwardGetWorkspaceSize + aclnnHardtanhBackward + "
+                          "aclrtSynchronizeStream", "fresh"),
+    ("fresh_one_call", "lib.hgb_hardtanh_backward(...): phase 1 + phase 2 + wait in one call", "fresh"),
+)
+
+
+def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> dict:
+    """The 8-element float32 hardtanh_backward loops written with bare binding calls, no package
+    code, timed in rounds with the C++ loops: what CPython + cffi alone add to C++."""
+    from .._binding import ffi, lib
+    g, x = _make_inputs(8, np.dtype(np.float32))
+    tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
+    to = hg.empty((8,), "float32", device)
+    lo, hi = hg.Scalar(HARDTANH_MIN), hg.Scalar(HARDTANH_MAX)
+    plan = hg.HardtanhBackwardPlan(tg, tx, lo, hi, to, repeatable=True)
+    try:
+        ex, sh = plan._box[0], stream.handle
+        gh, xh, oh, lh, hh = tg.handle, tx.handle, to.handle, lo.handle, hi.handle
+        null = ffi.NULL
+        size, exe, info = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("int[3]")
+        p1, p2, sync = lib.aclnnHardtanhBackwardGetWorkspaceSize, lib.aclnnHardtanhBackward, lib.aclrtSynchronizeStream
+        run1, fused, wait = lib.hgb_run, lib.hgb_hardtanh_backward, lib.HGB_WAIT
+
+        def plan_two_calls(k):
+            for _ in range(k):
+                p2(null, 0, ex, sh)
+                sync(sh)
+
+        def plan_one_call(k):
+            for _ in range(k):
+                run1(0, null, 0, ex, sh, wait, info)
+
+        def fresh_three_calls(k):
+            for _ in range(k):
+                p1(gh, xh, lh, hh, oh, size, exe)
+                p2(null, 0, exe[0], sh)
+                sync(sh)
+
+        def fresh_one_call(k):
+            for _ in range(k):
+                fused(gh, xh, lh, hh, oh, sh, wait, null, null, null, null, null, size, exe, info)
+
+        bodies = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
+                  "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}
+        # every body must really run the operator before it is timed
+        for name, body in bodies.items():
+            to.copy_from(np.zeros(8, np.float32))
+            body(1)
+            if not _check_result("hardtanh", to.numpy(), numpy_op("hardtanh", g, x)):
+                raise RuntimeError(f"floor loop {name} did not compute the operator")
+        items = [(name, bodies[name], ("hardtanh", "float32", 8, cpp_mode)) for name, _, cpp_mode in FLOOR_ITEMS]
+        paired = measure_paired(items, server, rounds, target_ns)
+    finally:
+        plan.close()
+        for t in (tg, tx, to, lo, hi):
+            t.close()
+        stream.synchronize()
+    out = {}
+    for name, what, cpp_mode in FLOOR_ITEMS:
+        m = paired[name]
+        out[name] = {"calls": what, "cpp_mode": cpp_mode, "python": m["python"], "cpp": m["cpp"],
+                     "ratio_paired": _median(m["ratios"]) if m["ratios"] else None}
+    return out
+
+
 # ---------------------------------------------------------------------------- the run
 
 def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
@@ -641,6 +712,12 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                 del g, x
         result["results"], result["copy"] = rows, copies
 
+        _progress(quiet, "floor: bare binding calls at 8 elements ...")
+        try:
+            result["floor"] = floor_study(hg, device, stream, server, rounds, target_ns)
+        except CppError as exc:
+            result["cpp"]["error"] = str(exc)
+            result["floor"] = None
         if rss_calls > 0:
             _progress(quiet, f"RSS over {rss_calls} calls ...")
             result["rss"] = rss_over_calls(hg, device, stream, rss_calls, rss_budget_s)
@@ -830,6 +907,15 @@ def format_report(result: dict, markdown: bool = False) -> str:
         lines.append(f"aclrtGetDevice per call: binding {_ns(tc['binding'])}, ctypes {_ns(tc['ctypes'])}, "
                      f"C {_ns(c) if c else '-'}, empty Python loop {_ns(tc['python_loop'])} "
                      f"(ctypes/binding = {tc['ctypes']['median_ns'] / tc['binding']['median_ns']:.2f}x)")
+    fl = result.get("floor")
+    if fl:
+        lines.append("floor at 8 elements, float32 hardtanh, bare binding calls without the package's code "
+                     "(py/C++ paired):")
+        for name, _, _ in FLOOR_ITEMS:
+            f = fl[name]
+            lines.append(f"  {name}: {_us(f['python']['median_ns'])} us against C++ {f['cpp_mode']} "
+                         f"{_us(f['cpp']['median_ns']) if f['cpp'] else '-'} us = {_x(f['ratio_paired'])}x  "
+                         f"[{f['calls']}]")
     rss = result.get("rss")
     if rss:
         reduced = f" (reduced from {rss['requested_calls']} to fit --rss-budget-s)" if rss["reduced"] else ""
