@@ -174,3 +174,20 @@ def test_c_reference_counts_are_atomic_across_threads(hg):
     for t in threads:
         t.join()
     assert c[0] == 1 + 4 * per_thread
+
+
+def test_sync_plan_run_also_releases_what_earlier_async_launches_held(hg):
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
+        o2 = hg.empty((8,), "float32", dev)
+        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True) as plan:
+            plan.run(None, s, sync=True)                       # pinned: later runs take the fast path
+            hg.hardsigmoid_backward(g, x, out=o2, stream=s)   # async: held by s
+            assert len(s._pending) == 1 and _refs(o2) == 2
+            plan.run(None, s, sync=True)
+            assert s._pending == [] and _refs(o2) == 1
+            assert plan.runs == 2
+        np.testing.assert_array_equal(o.numpy(), HT_EXPECTED)
+        np.testing.assert_array_equal(o2.numpy(), HS_EXPECTED)
+        for t in (g, x, o, o2):
+            t.close()
