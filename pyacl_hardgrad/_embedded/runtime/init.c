@@ -102,7 +102,7 @@ static void read_environment(void)
     s = getenv("PYACL_HARDGRAD_SPIN_US");
     if (!(s && parse_size(s, &us) && us <= 100000))
         us = DEFAULT_SPIN_NS / 1000;
-    hg_rt.spin_ns = us * 1000;
+    atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
 
     s = getenv("PYACL_HARDGRAD_SOC");
     if (!s || !*s)

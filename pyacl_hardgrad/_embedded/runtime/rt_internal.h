@@ -193,7 +193,7 @@ typedef struct hg_runtime {
     uint64_t epoch;         /* bumped by aclInit and aclFinalize */
     int device_count;
     uint64_t mem_capacity;
-    uint64_t spin_ns;
+    _Atomic uint64_t spin_ns; /* read by stream workers and waiters while aclInit may set it */
     char soc_name[HG_SOC_NAME_CAP];
     hg_device dev[HG_MAX_DEVICES];
     hg_table streams, events, contexts;

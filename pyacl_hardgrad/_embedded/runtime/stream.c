@@ -41,7 +41,7 @@ _Static_assert(sizeof(struct hg_ring) % HG_CACHE_LINE == 0, "ring slots start on
 
 uint64_t hg_spin_ns(void)
 {
-    return hg_rt.spin_ns;
+    return atomic_load_explicit(&hg_rt.spin_ns, memory_order_relaxed);
 }
 
 static struct hg_ring *ring_new(size_t cap)
@@ -165,7 +165,7 @@ static bool reached(void *p)
 static void *worker_main(void *p)
 {
     hg_stream *s = p;
-    uint64_t spin = hg_rt.spin_ns;
+    uint64_t spin = hg_spin_ns();
     for (uint64_t next = 1;;) {
         seq_wait w = {s, next};
         if (!hg_spin_until(has_work, &w, spin)) {
@@ -368,7 +368,7 @@ void hg_stream_sync(hg_stream *s)
         return;
     struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_acquire);
     done_wait w = {s, seq, &r->slots[(seq - 1u) & r->mask], 0};
-    if (!hg_spin_until(reached, &w, hg_rt.spin_ns)) {
+    if (!hg_spin_until(reached, &w, hg_spin_ns())) {
         atomic_fetch_add(&s->waiters, 1); /* seq_cst: the worker sees it or we see completed */
         pthread_mutex_lock(&s->done_mu);
         while (atomic_load(&s->completed) < w.seq)
