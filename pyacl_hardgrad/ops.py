@@ -21,7 +21,7 @@ from .dtypes import bfloat16, float16, float32
 from .errors import PlanConsumedError, check, warn_status
 from .memory import DeviceMemory, Workspace
 from .scalar import Scalar, _float32_cache, cached_float32
-from .stream import _PENDING_LIMIT, Stream
+from .stream import _PENDING_LIMIT, Stream, _sync_stream
 from .tensor import Tensor
 
 __all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", "HardsigmoidBackwardPlan",
@@ -36,7 +36,6 @@ _ht_phase1 = lib.aclnnHardtanhBackwardGetWorkspaceSize
 _ht_phase2 = lib.aclnnHardtanhBackward
 _hs_phase1 = lib.aclnnHardsigmoidBackwardGetWorkspaceSize
 _hs_phase2 = lib.aclnnHardsigmoidBackward
-_run_wait = lib.hgb_run                       # phase 2 (+ wait) of a planned executor
 _ht_fused = lib.hgb_hardtanh_backward     # hold + phase 1 + phase 2 (+ wait): _build/fused_calls.h
 _hs_fused = lib.hgb_hardsigmoid_backward
 _WAIT, _KEEP = lib.HGB_WAIT, lib.HGB_KEEP
@@ -135,28 +134,21 @@ class _Plan(Handle):
         if stream is self._fast and workspace is None and self._live[0] and stream._live[0]:
             # Steady state of a repeatable plan: pinned on this stream, its own workspace (or
             # none), so nothing to check or hold beyond the two open flags.
-            if sync and not stream._pending and not stream._unpin:
-                # nothing for a synchronize() to release: launch and wait in one call into C
-                try:
-                    info = _tls.fused[2]
-                except AttributeError:
-                    info = _fused_buffers()[2]
-                st = _run_wait(self._OP_ID, self._ws_ptr, self.workspace_size, self._box[0], stream._handle, _WAIT, info)
-                self._runs += 1
-                if st:
-                    if info[0] == _STEP_SYNC:        # launched: the tensors wait for the stream
-                        a, b, c = self._cells
-                        a[0] = b[0] = c[0] = stream
-                        check(st, "aclrtSynchronizeStream")
-                    self._runs -= 1
-                    check(st, self._OP)
-                return self.out
             st = self._phase2(self._ws_ptr, self.workspace_size, self._box[0], stream._handle)
             if st:
                 check(st, self._OP)
             self._runs += 1
+            if sync and not stream._pending and not stream._unpin:
+                # Nothing for a synchronize() to release: wait directly.  Two calls into C
+                # (launch, wait) measure faster than one that does both: the worker starts
+                # while this thread returns from the first.
+                st = _sync_stream(stream._handle)
+                if not st:
+                    return self.out
             a, b, c = self._cells
             a[0] = b[0] = c[0] = stream
+            if st:
+                check(st, "aclrtSynchronizeStream")
             if sync:
                 stream.synchronize()
             return self.out
@@ -242,7 +234,6 @@ class HardtanhBackwardPlan(_Plan):
     """
 
     _OP = "aclnnHardtanhBackward"
-    _OP_ID = lib.HGB_OP_HARDTANH_BACKWARD
     _PHASE2 = staticmethod(_ht_phase2)
 
     def __init__(plan, grad_output: Tensor, self: Tensor, min_val=-1.0, max_val=1.0, out: Tensor | None = None,
@@ -286,7 +277,6 @@ class HardsigmoidBackwardPlan(_Plan):
     allocated with the promoted dtype of gradOutput and self."""
 
     _OP = "aclnnHardsigmoidBackward"
-    _OP_ID = lib.HGB_OP_HARDSIGMOID_BACKWARD
     _PHASE2 = staticmethod(_hs_phase2)
 
     def __init__(plan, grad_output: Tensor, self: Tensor, out: Tensor | None = None, repeatable: bool = False):
