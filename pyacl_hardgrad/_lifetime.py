@@ -81,7 +81,20 @@ def retain_all(items) -> None:
 
 def release_all(items) -> None:
     """release() every resource in order, up to five counts per crossing of the binding."""
-    for i in range(0, len(items), 5):
+    n = len(items)
+    if n == 5:                           # a one-call hardtanh_backward's entry: the hot case
+        a, b, c, d, e = items
+        dropped = _ref_release5(a._cnt, b._cnt, c._cnt, d._cnt, e._cnt)
+        if dropped:
+            finish_dropped(items, dropped)
+        return
+    if n == 3:                           # hardsigmoid_backward's
+        a, b, c = items
+        dropped = _ref_release5(a._cnt, b._cnt, c._cnt, _NULL, _NULL)
+        if dropped:
+            finish_dropped(items, dropped)
+        return
+    for i in range(0, n, 5):
         chunk = items[i:i + 5]
         cnts = [r._cnt for r in chunk]
         if len(cnts) < 5:

@@ -39,7 +39,8 @@ _hs_phase2 = lib.aclnnHardsigmoidBackward
 _ht_fused = lib.hgb_hardtanh_backward     # hold + phase 1 + phase 2 (+ wait): _build/fused_calls.h
 _hs_fused = lib.hgb_hardsigmoid_backward
 _WAIT, _KEEP = lib.HGB_WAIT, lib.HGB_KEEP
-_STEP_RETAIN, _STEP_PHASE1, _STEP_SYNC = lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_SYNC
+_STEP_RETAIN, _STEP_PHASE1, _STEP_PHASE2, _STEP_SYNC = (lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_PHASE2,
+                                                        lib.HGB_STEP_SYNC)
 
 
 def _phase1_buffers():
@@ -457,8 +458,15 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
                 st = _ht_fused(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
                                stream._handle, _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, lr._cnt,
                                hr._cnt, size, exe, info)
-                if wait and not st and info[0] == _STEP_SYNC and not info[1]:
-                    return out                   # done: the work has finished, nothing is held
+                if not st and not info[1]:
+                    step = info[0]
+                    if wait and step == _STEP_SYNC:
+                        return out               # done: the work has finished, nothing is held
+                    if step == _STEP_PHASE2 and not wait:
+                        _hand_over(stream, deps, grad_output, self, out)    # launched, deps held
+                        if sync:
+                            stream.synchronize()
+                        return out
                 r = _after_fused(st, info, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
                                  sync, grad_output, self, out)
                 if r is not None:
@@ -490,8 +498,15 @@ def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream
                 gr, xr, orr = deps = (grad_output._res, self._res, out._res)
                 st = _hs_fused(grad_output._handle, self._handle, out._handle, stream._handle,
                                _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, size, exe, info)
-                if wait and not st and info[0] == _STEP_SYNC and not info[1]:
-                    return out
+                if not st and not info[1]:
+                    step = info[0]
+                    if wait and step == _STEP_SYNC:
+                        return out
+                    if step == _STEP_PHASE2 and not wait:
+                        _hand_over(stream, deps, grad_output, self, out)
+                        if sync:
+                            stream.synchronize()
+                        return out
                 r = _after_fused(st, info, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
                                  sync, grad_output, self, out)
                 if r is not None:
