@@ -195,7 +195,7 @@ def test_out_overlapping_an_input(cprog, path):
     assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("op", ["ht-bf16", "hs-bf16-bf16-bf16", "hs-f16-f16-f16"])
+@pytest.mark.parametrize("op", ["ht-bf16", "ht-f16", "hs-bf16-bf16-bf16", "hs-f16-f16-f16"])
 def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, op):
     """Contiguous tensors of 64 MiB of traffic and more are written with cache-bypassing
     stores (their own kernels, an element-wise head up to alignment, a fence); their bytes

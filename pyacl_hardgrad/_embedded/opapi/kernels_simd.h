@@ -62,7 +62,9 @@
 
 #define HGS_AS_F32_BITS(x) hg_bits_f32(x)
 HGS_HT_KERNEL(ht_f32, uint32_t, HG_V_LD_F32_BITS, HGS_AS_F32_BITS, HG_V_HT32)
+#ifndef HG_HT_F16
 HGS_HT_KERNEL(ht_f16, uint16_t, HG_V_LD_F16, hg_f16_to_f32, HG_V_HT16)
+#endif
 #ifndef HG_HT_BF16
 HGS_HT_KERNEL(ht_bf16, uint16_t, HG_V_LD_BF16, hg_bf16_to_f32, HG_V_HT16)
 #endif
@@ -71,7 +73,11 @@ hg_hardtanh_fn HGS_NAME(hardtanh_kernel)(aclDataType dtype)
 {
     switch (dtype) {
     case ACL_FLOAT: return HGS_NAME(ht_f32);
+#ifdef HG_HT_F16
+    case ACL_FLOAT16: return HG_HT_F16; /* the arch file's specialised fp16 kernel */
+#else
     case ACL_FLOAT16: return HGS_NAME(ht_f16);
+#endif
 #ifdef HG_HT_BF16
     case ACL_BF16: return HG_HT_BF16;   /* the arch file's specialised bf16 kernel */
 #else

@@ -80,14 +80,6 @@ static inline void v_ht32(uint32_t *o, const uint32_t *g, __m256 s, __m256 lo, _
     _mm256_storeu_si256((__m256i *)(void *)o, _mm256_and_si256(gw, keep));
 }
 
-static inline void v_ht16(uint16_t *o, const uint16_t *g, __m256 s, __m256 lo, __m256 hi)
-{
-    __m256i keep = _mm256_castps_si256(v_ht_keep(s, lo, hi));
-    __m128i k16 = _mm_packs_epi32(_mm256_castsi256_si128(keep), _mm256_extracti128_si256(keep, 1));
-    __m128i gw = _mm_loadu_si128((const __m128i *)(const void *)g);
-    _mm_storeu_si128((__m128i *)(void *)o, _mm_and_si128(gw, k16));
-}
-
 /* The 16-bit kernels below come in two flavours: ordinary stores, and (nt = 1) stores that
  * bypass the caches for tensors much larger than them (hg_ew_run chooses), which saves
  * reading every output line before it is overwritten.  Streaming stores need 32-byte
@@ -262,10 +254,60 @@ static void ht_bf16_x16_nt(const void *grad, const void *self, void *out, float 
 
 #define HG_HT_BF16 ht_bf16_x16
 
+/* fp16 HardtanhBackward, 16 elements per step: self widened by F16C in two halves, the two
+ * keep masks packed to 16 bits (the pack interleaves 64-bit blocks of the halves; one
+ * permute puts them back in element order) and applied to the 16 gradOutput words. */
+static inline void ht_f16_run(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                              size_t end, int nt)
+{
+    const uint16_t *g = grad;
+    const uint16_t *s = self;
+    uint16_t *o = out;
+    size_t i = v_nt_head(o, begin, end, nt);
+    for (size_t k = begin; k < i; k++) {
+        o[k] = (uint16_t)(g[k] & hg_keep_mask32(hg_f16_to_f32(s[k]), lo, hi));
+    }
+    float vl = lo, vh = hi;
+    hg_ht_unordered_bounds(&vl, &vh);
+    const __m256 vlo = _mm256_set1_ps(vl), vhi = _mm256_set1_ps(vh);
+    for (; i + 16 <= end; i += 16) {
+        __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
+        __m256 s0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        __m256 s1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 8)));
+        __m256i k0 = _mm256_castps_si256(v_ht_keep(s0, vlo, vhi));
+        __m256i k1 = _mm256_castps_si256(v_ht_keep(s1, vlo, vhi));
+        __m256i k = _mm256_permute4x64_epi64(_mm256_packs_epi32(k0, k1), 0xD8);
+        v_st16x16(o + i, _mm256_and_si256(gw, k), nt);
+    }
+    for (; i < end; i++) {
+        o[i] = (uint16_t)(g[i] & hg_keep_mask32(hg_f16_to_f32(s[i]), lo, hi));
+    }
+    if (nt) {
+        _mm_sfence();
+    }
+}
+
+static void ht_f16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                       size_t end)
+{
+    ht_f16_run(grad, self, out, lo, hi, begin, end, 0);
+}
+
+static void ht_f16_x16_nt(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                          size_t end)
+{
+    ht_f16_run(grad, self, out, lo, hi, begin, end, 1);
+}
+
+#define HG_HT_F16 ht_f16_x16
+
 /* Streaming-store variants (see v_st16x16); NULL where there is none. */
 hg_hardtanh_fn hg_avx2_hardtanh_kernel_nt(aclDataType dtype)
 {
-    return dtype == ACL_BF16 ? ht_bf16_x16_nt : NULL;
+    if (dtype == ACL_BF16) {
+        return ht_bf16_x16_nt;
+    }
+    return dtype == ACL_FLOAT16 ? ht_f16_x16_nt : NULL;
 }
 
 hg_hardsigmoid_fn hg_avx2_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out)
@@ -291,6 +333,6 @@ hg_hardsigmoid_fn hg_avx2_hardsigmoid_kernel_nt(aclDataType grad, aclDataType se
 #define HG_V_SET1(x) _mm256_set1_ps(x)
 #define HG_V_HS(g, s) v_hs(g, s)
 #define HG_V_HT32(o, g, s, lo, hi) v_ht32(o, g, s, lo, hi)
-#define HG_V_HT16(o, g, s, lo, hi) v_ht16(o, g, s, lo, hi)
+/* no HG_V_HT16: both 16-bit hardtanh kernels are the specialised ones above */
 
 #include "kernels_simd.h"
