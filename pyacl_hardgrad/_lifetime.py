@@ -131,6 +131,7 @@ class Handle:
 
     def _adopt(self, res: _Res, callback=_drop, *extra) -> None:
         self._res = res
+        self._cnt = res._cnt         # the C count, for the fused calls' hot paths
         live = self._live = [True]
         self._finalizer = weakref.finalize(self, callback, live, res, *extra)
 

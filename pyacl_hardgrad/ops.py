@@ -454,14 +454,15 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
                     size, exe, info = _fused_buffers()
                 # Waiting in C is only right when the stream holds nothing to release after.
                 wait = sync and not stream._pending and not stream._unpin
-                gr, xr, orr, lr, hr = deps = (grad_output._res, self._res, out._res, lo._res, hi._res)
                 st = _ht_fused(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
-                               stream._handle, _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, lr._cnt,
-                               hr._cnt, size, exe, info)
+                               stream._handle, _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt,
+                               lo._cnt, hi._cnt, size, exe, info)
                 if not st and not info[1]:
                     step = info[0]
                     if wait and step == _STEP_SYNC:
                         return out               # done: the work has finished, nothing is held
+                deps = (grad_output._res, self._res, out._res, lo._res, hi._res)   # in the order of the counts
+                if not st and not info[1]:
                     if step == _STEP_PHASE2 and not wait:
                         _hand_over(stream, deps, grad_output, self, out)    # launched, deps held
                         if sync:
@@ -495,13 +496,14 @@ def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream
                 except AttributeError:
                     size, exe, info = _fused_buffers()
                 wait = sync and not stream._pending and not stream._unpin
-                gr, xr, orr = deps = (grad_output._res, self._res, out._res)
                 st = _hs_fused(grad_output._handle, self._handle, out._handle, stream._handle,
-                               _WAIT if wait else _KEEP, gr._cnt, xr._cnt, orr._cnt, size, exe, info)
+                               _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt, size, exe, info)
                 if not st and not info[1]:
                     step = info[0]
                     if wait and step == _STEP_SYNC:
                         return out
+                deps = (grad_output._res, self._res, out._res)
+                if not st and not info[1]:
                     if step == _STEP_PHASE2 and not wait:
                         _hand_over(stream, deps, grad_output, self, out)
                         if sync:
