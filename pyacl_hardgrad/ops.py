@@ -155,7 +155,7 @@ class _Plan(Handle):
             return self.out
         out = self._run(workspace, stream)
         if sync:
-            self._cells[0][0].synchronize()
+            (stream if stream is not None else out._device_state.get_default_stream()).synchronize()
         return out
 
     def _run(self, workspace, stream) -> Tensor:
