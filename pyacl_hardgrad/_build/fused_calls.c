@@ -102,7 +102,7 @@ static int hgb_finish(int op, int st, int64_t *const *refs, int n, uint64_t *wor
     if (st != 0 && info[0] == HGB_STEP_PHASE2) {
         (void)aclDestroyAclOpExecutor(ex); /* a launch that failed did not consume it */
         info[1] = (int)hgb_release_refs(refs, n);
-    } else if (st == 0 && !(flags & HGB_KEEP)) {
+    } else if (st == 0 && ((flags & HGB_WAIT) || !(flags & HGB_KEEP))) { /* waited: nothing runs */
         info[1] = (int)hgb_release_refs(refs, n);
     }
     return st;

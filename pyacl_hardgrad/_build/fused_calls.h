@@ -12,7 +12,7 @@
 #define HGB_STEP_SYNC 4
 
 #define HGB_WAIT 1   /* synchronise the stream after the launch */
-#define HGB_KEEP 2   /* keep the references after a successful launch (the caller hands them on) */
+#define HGB_KEEP 2   /* keep the references after a launch not waited for (the caller hands them on) */
 
 #define HGB_OP_HARDTANH_BACKWARD 0
 #define HGB_OP_HARDSIGMOID_BACKWARD 1
@@ -33,8 +33,8 @@ int hgb_run(int op, void *workspace, uint64_t workspace_size, aclOpExecutor *exe
  *   - retain failed: info[2] = index of the released count; nothing held, nothing called;
  *   - phase 1 asked for a workspace: returns 0 with info[0] == HGB_STEP_PHASE1, the executor
  *     in *executor and the references held: the caller finishes the launch;
- *   - launched: with HGB_KEEP (and no HGB_WAIT) the references stay held, else they are
- *     released; a failed wait keeps them too (the work may still run);
+ *   - launched: with HGB_KEEP and no HGB_WAIT the references stay held; after a successful
+ *     wait they are released; a failed wait keeps them (the work may still run);
  *   - any other failure releases them (a failed launch also destroys its executor).
  * info[1] = bit mask of the counts this call released to 0 (the caller frees those).
  * `info` holds 3 ints. */

@@ -15,10 +15,15 @@
 #include "hg_internal.h"
 
 static int failures;
+/* aclGetRecentErrMsg() hands the text over once and clears it (CANN's rule): keep what it
+ * returned, so one check can look at it more than once. */
+static char g_msg[1024];
 static const char *last_msg(void)
 {
     const char *m = aclGetRecentErrMsg();
-    return m ? m : "(none)";
+    if (m)
+        snprintf(g_msg, sizeof g_msg, "%s", m);
+    return g_msg[0] ? g_msg : "(none)";
 }
 #define CHECK(cond)                                                                 \
     do {                                                                            \

@@ -24,10 +24,15 @@ static int failures;
         }                                                                           \
     } while (0)
 
+/* aclGetRecentErrMsg() hands the text over once and clears it (CANN's rule): keep what it
+ * returned, so one check can look at it more than once. */
+static char g_msg[1024];
 static const char *last_msg(void)
 {
     const char *m = aclGetRecentErrMsg();
-    return m ? m : "(none)";
+    if (m)
+        snprintf(g_msg, sizeof g_msg, "%s", m);
+    return g_msg[0] ? g_msg : "(none)";
 }
 
 static int64_t live_tensors(void)

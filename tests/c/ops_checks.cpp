@@ -15,6 +15,18 @@
 #include "aclnnop/aclnn_hardtanh_backward.h"
 #include "pyacl_hardgrad/embedded.h"
 
+// aclGetRecentErrMsg() hands the text over once and clears it (CANN's rule): LastMsg() keeps
+// what it returned, so a check can read the text of the last failure more than once.
+static std::string g_last_msg;
+static const char *LastMsg()
+{
+    const char *m = aclGetRecentErrMsg();
+    if (m != nullptr) {
+        g_last_msg = m;
+    }
+    return g_last_msg.empty() ? nullptr : g_last_msg.c_str();
+}
+
 namespace {
 
 constexpr int NULLPTR = ACLNN_ERR_PARAM_NULLPTR;   // 161001
@@ -37,14 +49,14 @@ int g_failures = 0;
     do {                                                                                              \
         int rc_ = (rc);                                                                               \
         if (rc_ != (want)) {                                                                          \
-            const char *m_ = aclGetRecentErrMsg();                                                    \
+            const char *m_ = LastMsg();                                                    \
             std::printf("FAIL %s:%d: %s returned %d, expected %d (msg: %s)\n", __FILE__, __LINE__, #rc, \
                         rc_, (want), m_ ? m_ : "(null)");                                             \
             g_failures++;                                                                             \
             return;                                                                                   \
         }                                                                                             \
         if ((want) != 0) {                                                                            \
-            const char *m_ = aclGetRecentErrMsg();                                                    \
+            const char *m_ = LastMsg();                                                    \
             if (m_ == nullptr || std::strstr(m_, (func)) == nullptr ||                                \
                 std::strstr(m_, (needle)) == nullptr) {                                               \
                 std::printf("FAIL %s:%d: message \"%s\" lacks \"%s\" / \"%s\"\n", __FILE__, __LINE__,  \
@@ -116,7 +128,7 @@ struct Tensor {
         t = aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), offset, fmt, st.data(), st.size(),
                             data);
         if (t == nullptr) {
-            const char *m = aclGetRecentErrMsg();
+            const char *m = LastMsg();
             std::printf("aclCreateTensor failed: %s\n", m ? m : "(null)");
             std::exit(4);
         }
@@ -255,7 +267,7 @@ void ht_dtype_unsupported()
             aclOpExecutor *exe = nullptr;
             REQUIRE_CODE(aclnnHardtanhBackwardGetWorkspaceSize(g, s, lo, hi, o, &ws, &exe), INVALID, HT1,
                          names[pos]);
-            const char *m = aclGetRecentErrMsg();
+            const char *m = LastMsg();
             REQUIRE(std::strstr(m, "not supported") != nullptr);
         }
     }
@@ -285,7 +297,7 @@ void dtype_message()
     aclOpExecutor *exe = nullptr;
     REQUIRE_CODE(aclnnHardsigmoidBackwardGetWorkspaceSize(g, s, o, &ws, &exe), INVALID, HS1,
                  "self dtype DT_INT8");
-    REQUIRE(std::strstr(aclGetRecentErrMsg(), "expected one of DT_FLOAT, DT_FLOAT16, DT_BF16") != nullptr);
+    REQUIRE(std::strstr(LastMsg(), "expected one of DT_FLOAT, DT_FLOAT16, DT_BF16") != nullptr);
 }
 
 // HardtanhBackward does not promote: every mixed pair and every out mismatch is 161002.
@@ -346,7 +358,7 @@ void ht_dims9()
         uint64_t ws = 0;
         aclOpExecutor *exe = nullptr;
         REQUIRE_CODE(aclnnHardtanhBackwardGetWorkspaceSize(g, s, lo, hi, o, &ws, &exe), INVALID, HT1, names[pos]);
-        REQUIRE(std::strstr(aclGetRecentErrMsg(), "9") != nullptr);
+        REQUIRE(std::strstr(LastMsg(), "9") != nullptr);
     }
     Dev dg(4), ds(4), dout(4);
     dg.put(std::vector<float>{3.0f});
@@ -438,7 +450,7 @@ void formats()
         uint64_t ws = 0;
         aclOpExecutor *exe = nullptr;
         REQUIRE_CODE(aclnnHardtanhBackwardGetWorkspaceSize(g, s, lo, hi, o, &ws, &exe), INVALID, HT1, names[pos]);
-        REQUIRE(std::strstr(aclGetRecentErrMsg(), "NC1HWC0") != nullptr);
+        REQUIRE(std::strstr(LastMsg(), "NC1HWC0") != nullptr);
         REQUIRE_CODE(aclnnHardsigmoidBackwardGetWorkspaceSize(g, s, o, &ws, &exe), INVALID, HS1, names[pos]);
     }
 }
@@ -824,7 +836,7 @@ void oneshot_second_run()
     REQUIRE_CODE(Run(false, exe, nullptr, 0), 0, "", "");
     int rc = aclnnHardsigmoidBackward(nullptr, 0, exe, g_stream);
     REQUIRE(rc != 0);
-    const char *m = aclGetRecentErrMsg();
+    const char *m = LastMsg();
     REQUIRE(m != nullptr && std::strstr(m, "aclnnHardsigmoidBackward") != nullptr);
     REQUIRE_CODE(aclrtSynchronizeStream(g_stream), 0, "", "");
     // an executor of the other operator is refused too

@@ -884,13 +884,24 @@ static void check_errmsg_names_function(void)
     void *dev;
     EXPECT(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     EXPECT(aclrtMemcpy(host, 32, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
-    EXPECT_TRUE(strcmp(aclGetRecentErrMsg(), "aclrtMemcpy: count (64) exceeds destMax (32)") == 0);
-    /* success does not clear it */
+    /* a later success leaves the unread text alone */
     EXPECT(aclrtMemcpy(host, 64, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
-    EXPECT_MSG("aclrtMemcpy: count (64)");
-    /* a failing call replaces it */
+    const char *first = aclGetRecentErrMsg();
+    EXPECT_TRUE(first && strcmp(first, "aclrtMemcpy: count (64) exceeds destMax (32)") == 0);
+    /* reading hands the text over and clears it */
+    EXPECT_TRUE(aclGetRecentErrMsg() == NULL);
+    /* failures not read in between stack up, the newest on top */
     EXPECT(aclrtSetDevice(5), ACL_ERROR_RT_INVALID_DEVICEID);
-    EXPECT_TRUE(strncmp(aclGetRecentErrMsg(), "aclrtSetDevice: ", 16) == 0);
+    EXPECT(aclrtMemcpy(host, 32, dev, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
+    const char *both = aclGetRecentErrMsg();
+    EXPECT_TRUE(both && strncmp(both, "aclrtMemcpy: count (64) exceeds destMax (32)\naclrtSetDevice: ", 61) == 0);
+    EXPECT_TRUE(aclGetRecentErrMsg() == NULL);
+    /* and a long backlog is cut, never overflowing: 200 unread failures */
+    for (int i = 0; i < 200; i++)
+        EXPECT(aclrtSetDevice(5), ACL_ERROR_RT_INVALID_DEVICEID);
+    const char *many = aclGetRecentErrMsg();
+    EXPECT_TRUE(many && strncmp(many, "aclrtSetDevice: ", 16) == 0 && strlen(many) < 1024);
+    EXPECT(aclrtSetDevice(5), ACL_ERROR_RT_INVALID_DEVICEID);
     /* the text is per thread */
     const char *other = (const char *)1;
     pthread_t t;
