@@ -156,3 +156,14 @@ class Handle:
     def __exit__(self, exc_type, exc, tb):
         self.close()
         return False
+
+
+class CHandle(Handle):
+    """A handle that wraps one C object, ``_handle`` (a stream, an event, a tensor, a scalar)."""
+
+    @property
+    def handle(self):
+        """The C object as a cdata, for calls through ``pyacl_hardgrad.raw``; raises when closed."""
+        if not self._live[0]:
+            self._check_open()
+        return self._handle

@@ -39,8 +39,7 @@ _hs_phase2 = lib.aclnnHardsigmoidBackward
 _ht_fused = lib.hgb_hardtanh_backward     # hold + phase 1 + phase 2 (+ wait): _build/fused_calls.h
 _hs_fused = lib.hgb_hardsigmoid_backward
 _WAIT, _KEEP = lib.HGB_WAIT, lib.HGB_KEEP
-_STEP_RETAIN, _STEP_PHASE1, _STEP_PHASE2, _STEP_SYNC = (lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_PHASE2,
-                                                        lib.HGB_STEP_SYNC)
+_STEP_RETAIN, _STEP_PHASE1, _STEP_SYNC = lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_SYNC
 
 
 def _phase1_buffers():
@@ -403,9 +402,9 @@ def _fused_buffers():
 
 
 def _after_fused(st, info, size, exe, phase2, op, deps, stream, sync, g, x, o):
-    """Everything but the common outcome of a fused call (see _build/fused_calls.h): errors,
-    a workspace to supply, a wait that failed or was not done in C.  Returns ``o``, or None
-    when a resource was already released (the caller's general path then names it)."""
+    """Every outcome of a fused call (see _build/fused_calls.h) but a finished wait in C: a
+    launch the stream now holds, a workspace to supply, errors.  Returns ``o``, or None when a
+    resource was already released (the caller's general path then names it)."""
     step = info[0]
     if info[1]:
         finish_dropped(deps, info[1])
@@ -457,17 +456,9 @@ def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tens
                 st = _ht_fused(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
                                stream._handle, _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt,
                                lo._cnt, hi._cnt, size, exe, info)
-                if not st and not info[1]:
-                    step = info[0]
-                    if wait and step == _STEP_SYNC:
-                        return out               # done: the work has finished, nothing is held
+                if wait and not st and not info[1] and info[0] == _STEP_SYNC:
+                    return out                   # done: the work has finished, nothing is held
                 deps = (grad_output._res, self._res, out._res, lo._res, hi._res)   # in the order of the counts
-                if not st and not info[1]:
-                    if step == _STEP_PHASE2 and not wait:
-                        _hand_over(stream, deps, grad_output, self, out)    # launched, deps held
-                        if sync:
-                            stream.synchronize()
-                        return out
                 r = _after_fused(st, info, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
                                  sync, grad_output, self, out)
                 if r is not None:
@@ -498,17 +489,9 @@ def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream
                 wait = sync and not stream._pending and not stream._unpin
                 st = _hs_fused(grad_output._handle, self._handle, out._handle, stream._handle,
                                _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt, size, exe, info)
-                if not st and not info[1]:
-                    step = info[0]
-                    if wait and step == _STEP_SYNC:
-                        return out
+                if wait and not st and not info[1] and info[0] == _STEP_SYNC:
+                    return out
                 deps = (grad_output._res, self._res, out._res)
-                if not st and not info[1]:
-                    if step == _STEP_PHASE2 and not wait:
-                        _hand_over(stream, deps, grad_output, self, out)
-                        if sync:
-                            stream.synchronize()
-                        return out
                 r = _after_fused(st, info, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
                                  sync, grad_output, self, out)
                 if r is not None:

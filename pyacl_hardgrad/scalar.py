@@ -7,14 +7,14 @@ import threading
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import CHandle, _Res
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, recent_error_message, warn_status
 
 __all__ = ["Scalar"]
 
 
-class Scalar(Handle):
+class Scalar(CHandle):
     """``Scalar(1.2)`` or ``Scalar(3, "int64")``: an aclScalar holding a copy of the value."""
 
     def __init__(self, value, dtype="float32"):
@@ -29,12 +29,6 @@ class Scalar(Handle):
         self._handle = handle
         self._adopt(_Res("Scalar", lambda: warn_status(lib.aclDestroyScalar(handle), "aclDestroyScalar",
                                                        stacklevel=4)))
-
-    @property
-    def handle(self):
-        if not self._live[0]:
-            self._check_open()
-        return self._handle
 
     def __float__(self):
         return float(self.value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res, release_all
+from ._lifetime import CHandle, _Res, release_all
 from .errors import check, warn_status
 
 __all__ = ["Stream", "Event"]
@@ -59,7 +59,7 @@ def _release_entries(items: list) -> None:
     release_all(flat)
 
 
-class Stream(Handle):
+class Stream(CHandle):
     """An ACL stream of one device; create it with ``device.create_stream()``.
 
     Work enqueued on it (copies, operators) runs in order, asynchronously.  Resources an
@@ -95,13 +95,6 @@ class Stream(Handle):
             warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
             raise
         self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending, pins), deps))
-
-    @property
-    def handle(self):
-        """The aclrtStream cdata (never NULL: NULL would mean ACL's default stream)."""
-        if not self._live[0]:
-            self._check_open()
-        return self._handle
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
@@ -209,7 +202,7 @@ class Stream(Handle):
         return f"<Stream 0x{int(self):x} on device {self.device_id}>"
 
 
-class Event(Handle):
+class Event(CHandle):
     """An ACL event; create it with ``device.create_event()`` or ``stream.record()``."""
 
     def __init__(self, device):
@@ -222,12 +215,6 @@ class Event(Handle):
         self._device_state = state
         self._adopt(_Res("Event", lambda: warn_status(lib.aclrtDestroyEvent(handle), "aclrtDestroyEvent",
                                                       stacklevel=4), (state.res.retain(),)))
-
-    @property
-    def handle(self):
-        if not self._live[0]:
-            self._check_open()
-        return self._handle
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))

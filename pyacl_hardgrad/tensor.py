@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import CHandle, Handle, _Res
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
 from .memory import DeviceMemory
@@ -67,7 +67,7 @@ class _ForeignOwner(_Res):
         super()._finish()
 
 
-class Tensor(Handle):
+class Tensor(CHandle):
     """Device tensor.  Build one with :func:`from_numpy` / ``Tensor(array)``, :func:`empty`,
     :func:`zeros`, a view of another tensor, or :meth:`from_device_pointer`."""
 
@@ -202,13 +202,6 @@ class Tensor(Handle):
             self._memory.close()
 
     # -- properties --------------------------------------------------------------------------
-    @property
-    def handle(self):
-        """The ``aclTensor *`` cdata."""
-        if not self._live[0]:
-            self._check_open()
-        return self._handle
-
     @property
     def ndim(self) -> int:
         return len(self.shape)

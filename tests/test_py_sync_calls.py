@@ -122,33 +122,37 @@ def test_closing_inputs_from_another_thread_during_a_sync_call_defers_their_rele
     rng = np.random.default_rng(5)
     gv, xv = rng.uniform(-4, 4, n).astype(np.float32), rng.uniform(-4, 4, n).astype(np.float32)
     want = hg_model.hardtanh_backward(gv, xv, -1.0, 1.0)
-    ran = 0
+    deferred = 0                  # iterations where the close landed while the call held g
     with hg.Device(0) as dev, dev.create_stream() as s:
         for _ in range(8):
             g, x, o = hg.Tensor(gv, dev), hg.Tensor(xv, dev), hg.empty((n,), "float32", dev)
             keep = o[:]                                        # a view keeps o's memory readable
             started = threading.Event()
+            held_after_close = []
 
             def closer():
                 started.wait()
                 time.sleep(0.0005)                     # most often lands inside the ~ms call
                 g.close()
                 x.close()
+                held_after_close.append(g._res._refs)  # > 0: someone (the call) still holds it
 
             t = threading.Thread(target=closer)
             t.start()
             started.set()
             try:
                 hg.hardtanh_backward(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
-                ran += 1
+                t.join()
                 np.testing.assert_array_equal(keep.numpy(), want)
+                assert g._res._refs == 0 and x._res._refs == 0     # released once the call let go
+                deferred += held_after_close[0] > 0
             except hg.ClosedError:
                 pass                                   # the close came first: refused, nothing held
             finally:
                 t.join()
                 o.close()
                 keep.close()
-    assert ran > 0
+    assert deferred > 0                                # the race under test really happened
     assert _counts(hg) == before
 
 

@@ -8,39 +8,8 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "acl/acl.h"
-#include "pyacl_hardgrad/embedded.h"
-
-/* The enqueue primitive libascendcl offers its sibling libraries (hg_internal.h). */
-typedef void (*hg_task_fn)(void *arg);
-extern aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
-
-static const char *g_check = "?";
-
-#define EXPECT(expr, want)                                                                                   \
-    do {                                                                                                     \
-        long long got_ = (long long)(expr);                                                                  \
-        long long want_ = (long long)(want);                                                                 \
-        if (got_ != want_) {                                                                                 \
-            const char *m_ = aclGetRecentErrMsg();                                                           \
-            printf("FAIL %s line %d: %s = %lld, expected %lld (last error: %s)\n", g_check, __LINE__, #expr, \
-                   got_, want_, m_ ? m_ : "(none)");                                                         \
-            exit(1);                                                                                         \
-        }                                                                                                    \
-    } while (0)
-
-#define EXPECT_TRUE(cond)                                                                \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            printf("FAIL %s line %d: %s is false\n", g_check, __LINE__, #cond);          \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "runtime_harness.h"
 
 /* The calling thread's error text contains every given word. */
 #define EXPECT_MSG(...) expect_msg(__LINE__, __VA_ARGS__, (const char *)NULL)
@@ -58,27 +27,9 @@ static void expect_msg(int line, ...)
     va_end(ap);
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static void noop(void *p)
 {
     (void)p;
-}
-
-static void setup(void)
-{
-    EXPECT(aclInit(NULL), ACL_SUCCESS);
-    EXPECT(aclrtSetDevice(0), ACL_SUCCESS);
-}
-
-static void teardown(void)
-{
-    EXPECT(aclrtResetDevice(0), ACL_SUCCESS);
-    EXPECT(aclFinalize(), ACL_SUCCESS);
 }
 
 static void expect_all_zero(void)
@@ -1036,10 +987,7 @@ static int bench(long n)
 
 /* ------------------------------------------------------------------ driver */
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} CHECKS[] = {
+static const named_check CHECKS[] = {
     {"before_init", check_before_init},
     {"after_finalize", check_after_finalize},
     {"no_init_needed", check_no_init_needed},
@@ -1079,26 +1027,11 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    size_t n = sizeof CHECKS / sizeof CHECKS[0];
-    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < n; ++i)
-            printf("%s\n", CHECKS[i].name);
-        return 0;
-    }
+    int rc = run_named_check(argc, argv, CHECKS, sizeof CHECKS / sizeof CHECKS[0]);
+    if (rc >= 0)
+        return rc;
     if (argc >= 2 && strcmp(argv[1], "bench") == 0)
         return bench(argc >= 3 ? atol(argv[2]) : 100000);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <check> | --list | bench [N]\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        if (strcmp(argv[1], CHECKS[i].name) == 0) {
-            g_check = CHECKS[i].name;
-            CHECKS[i].fn();
-            printf("PASS %s\n", g_check);
-            return 0;
-        }
-    }
-    fprintf(stderr, "unknown check %s\n", argv[1]);
+    fprintf(stderr, "usage: %s <check> | --list | bench [N]\n", argv[0]);
     return 2;
 }

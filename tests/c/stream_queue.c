@@ -7,47 +7,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
-#include "acl/acl.h"
-#include "pyacl_hardgrad/embedded.h"
+#include "runtime_harness.h"
 
-typedef void (*hg_task_fn)(void *arg);
-extern aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
-
-static const char *g_check = "?";
-
-#define EXPECT(expr, want)                                                                         \
-    do {                                                                                           \
-        long long got_ = (long long)(expr);                                                        \
-        long long want_ = (long long)(want);                                                       \
-        if (got_ != want_) {                                                                       \
-            const char *m_ = aclGetRecentErrMsg();                                                 \
-            printf("FAIL %s line %d: %s = %lld, expected %lld (last error: %s)\n", g_check,       \
-                   __LINE__, #expr, got_, want_, m_ ? m_ : "(none)");                              \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static void sleep_ms(int ms)
+/* teardown(), then nothing of the runtime may be left alive */
+static void teardown_all_freed(void)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static void setup(void)
-{
-    EXPECT(aclInit(NULL), ACL_SUCCESS);
-    EXPECT(aclrtSetDevice(0), ACL_SUCCESS);
-}
-
-static void teardown(void)
-{
-    EXPECT(aclrtResetDevice(0), ACL_SUCCESS);
-    EXPECT(aclFinalize(), ACL_SUCCESS);
+    teardown();
     hgLiveCounts c;
     EXPECT(hgGetLiveCounts(&c), ACL_SUCCESS);
     EXPECT(c.streams, 0);
@@ -138,7 +104,7 @@ static void check_growth_while_blocked(void)
     EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
     expect_log_complete();
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
+    teardown_all_freed();
 }
 
 /* The worker consumes while producers race ahead: growth happens while it reads the ring. */
@@ -154,7 +120,7 @@ static void check_growth_while_running(void)
         expect_log_complete();
     }
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
+    teardown_all_freed();
 }
 
 /* Copies and fills queued behind the gate keep their fields through ring growth. */
@@ -182,7 +148,7 @@ static void check_growth_keeps_task_fields(void)
     EXPECT(aclrtFree(scratch), ACL_SUCCESS);
     EXPECT(aclrtFree(out), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
+    teardown_all_freed();
 }
 
 static atomic_int g_after_wait;
@@ -225,7 +191,7 @@ static void check_events_through_growth(void)
     EXPECT(aclrtDestroyEvent(ev), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(a), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(b), ACL_SUCCESS);
-    teardown();
+    teardown_all_freed();
 }
 
 static void *open_gate_later(void *p)
@@ -256,7 +222,7 @@ static void check_destroy_drains(void)
     for (int i = 0; i < 1000; ++i)
         EXPECT(g_log[i].index, i);
     pthread_join(t, NULL);
-    teardown();
+    teardown_all_freed();
 }
 
 static atomic_int g_pings;
@@ -284,13 +250,10 @@ static void check_park_and_wake(void)
         EXPECT(atomic_load(&g_pings), (i + 1) / 2);
     }
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
+    teardown_all_freed();
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} CHECKS[] = {
+static const named_check CHECKS[] = {
     {"growth_while_blocked", check_growth_while_blocked},
     {"growth_while_running", check_growth_while_running},
     {"growth_keeps_task_fields", check_growth_keeps_task_fields},
@@ -301,24 +264,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    size_t n = sizeof CHECKS / sizeof CHECKS[0];
-    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < n; ++i)
-            printf("%s\n", CHECKS[i].name);
-        return 0;
-    }
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s <check> | --list\n", argv[0]);
-        return 2;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        if (strcmp(argv[1], CHECKS[i].name) == 0) {
-            g_check = CHECKS[i].name;
-            CHECKS[i].fn();
-            printf("PASS %s\n", g_check);
-            return 0;
-        }
-    }
-    fprintf(stderr, "unknown check %s\n", argv[1]);
+    int rc = run_named_check(argc, argv, CHECKS, sizeof CHECKS / sizeof CHECKS[0]);
+    if (rc >= 0)
+        return rc;
+    fprintf(stderr, "usage: %s <check> | --list\n", argv[0]);
     return 2;
 }

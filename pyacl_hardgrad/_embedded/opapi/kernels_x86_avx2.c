@@ -209,17 +209,25 @@ static void hs_f16_x16_nt(const void *grad, const void *self, void *out, size_t 
 
 #define HG_HS_F16_F16_F16 hs_f16_x16
 
-/* bf16 HardtanhBackward, 16 elements per step, widened the same way; the in-lane pack of
- * the two keep masks lines up with the 16 gradOutput words. */
-static inline void ht_bf16_run(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
-                               size_t end, int nt)
+/* 16-bit HardtanhBackward (bf16 or fp16 self and gradOutput), 16 elements per step: the keep
+ * masks of the 16 self words (as fp32), packed to 16 bits, select the gradOutput words.
+ * bf16 words widen in place by interleaving them with zeros, and the in-lane pack of the two
+ * masks then lines up with the words; fp16 words widen by F16C in two halves, whose pack
+ * interleaves 64-bit blocks, which one permute puts back in order. */
+static inline uint16_t ht16_one(uint16_t g, uint16_t s, float lo, float hi, int bf16)
+{
+    return (uint16_t)(g & hg_keep_mask32(bf16 ? hg_bf16_to_f32(s) : hg_f16_to_f32(s), lo, hi));
+}
+
+static inline void ht16_run(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
+                            size_t end, int bf16, int nt)
 {
     const uint16_t *g = grad;
     const uint16_t *s = self;
     uint16_t *o = out;
     size_t i = v_nt_head(o, begin, end, nt);
     for (size_t k = begin; k < i; k++) {
-        o[k] = (uint16_t)(g[k] & hg_keep_mask32(hg_bf16_to_f32(s[k]), lo, hi));
+        o[k] = ht16_one(g[k], s[k], lo, hi, bf16);
     }
     const __m256i zero = _mm256_setzero_si256();
     float vl = lo, vh = hi;
@@ -228,12 +236,23 @@ static inline void ht_bf16_run(const void *grad, const void *self, void *out, fl
     for (; i + 16 <= end; i += 16) {
         __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
         __m256i sw = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        __m256i klo = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw)), vlo, vhi));
-        __m256i khi = _mm256_castps_si256(v_ht_keep(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw)), vlo, vhi));
-        v_st16x16(o + i, _mm256_and_si256(gw, _mm256_packs_epi32(klo, khi)), nt);
+        __m256 s0, s1;
+        if (bf16) {
+            s0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, sw));
+            s1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, sw));
+        } else {
+            s0 = _mm256_cvtph_ps(_mm256_castsi256_si128(sw));
+            s1 = _mm256_cvtph_ps(_mm256_extracti128_si256(sw, 1));
+        }
+        __m256i k = _mm256_packs_epi32(_mm256_castps_si256(v_ht_keep(s0, vlo, vhi)),
+                                       _mm256_castps_si256(v_ht_keep(s1, vlo, vhi)));
+        if (!bf16) {
+            k = _mm256_permute4x64_epi64(k, 0xD8);
+        }
+        v_st16x16(o + i, _mm256_and_si256(gw, k), nt);
     }
     for (; i < end; i++) {
-        o[i] = (uint16_t)(g[i] & hg_keep_mask32(hg_bf16_to_f32(s[i]), lo, hi));
+        o[i] = ht16_one(g[i], s[i], lo, hi, bf16);
     }
     if (nt) {
         _mm_sfence();
@@ -243,62 +262,28 @@ static inline void ht_bf16_run(const void *grad, const void *self, void *out, fl
 static void ht_bf16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
                         size_t end)
 {
-    ht_bf16_run(grad, self, out, lo, hi, begin, end, 0);
+    ht16_run(grad, self, out, lo, hi, begin, end, 1, 0);
 }
 
 static void ht_bf16_x16_nt(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
                            size_t end)
 {
-    ht_bf16_run(grad, self, out, lo, hi, begin, end, 1);
-}
-
-#define HG_HT_BF16 ht_bf16_x16
-
-/* fp16 HardtanhBackward, 16 elements per step: self widened by F16C in two halves, the two
- * keep masks packed to 16 bits (the pack interleaves 64-bit blocks of the halves; one
- * permute puts them back in element order) and applied to the 16 gradOutput words. */
-static inline void ht_f16_run(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
-                              size_t end, int nt)
-{
-    const uint16_t *g = grad;
-    const uint16_t *s = self;
-    uint16_t *o = out;
-    size_t i = v_nt_head(o, begin, end, nt);
-    for (size_t k = begin; k < i; k++) {
-        o[k] = (uint16_t)(g[k] & hg_keep_mask32(hg_f16_to_f32(s[k]), lo, hi));
-    }
-    float vl = lo, vh = hi;
-    hg_ht_unordered_bounds(&vl, &vh);
-    const __m256 vlo = _mm256_set1_ps(vl), vhi = _mm256_set1_ps(vh);
-    for (; i + 16 <= end; i += 16) {
-        __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)(g + i));
-        __m256 s0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
-        __m256 s1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + i + 8)));
-        __m256i k0 = _mm256_castps_si256(v_ht_keep(s0, vlo, vhi));
-        __m256i k1 = _mm256_castps_si256(v_ht_keep(s1, vlo, vhi));
-        __m256i k = _mm256_permute4x64_epi64(_mm256_packs_epi32(k0, k1), 0xD8);
-        v_st16x16(o + i, _mm256_and_si256(gw, k), nt);
-    }
-    for (; i < end; i++) {
-        o[i] = (uint16_t)(g[i] & hg_keep_mask32(hg_f16_to_f32(s[i]), lo, hi));
-    }
-    if (nt) {
-        _mm_sfence();
-    }
+    ht16_run(grad, self, out, lo, hi, begin, end, 1, 1);
 }
 
 static void ht_f16_x16(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
                        size_t end)
 {
-    ht_f16_run(grad, self, out, lo, hi, begin, end, 0);
+    ht16_run(grad, self, out, lo, hi, begin, end, 0, 0);
 }
 
 static void ht_f16_x16_nt(const void *grad, const void *self, void *out, float lo, float hi, size_t begin,
                           size_t end)
 {
-    ht_f16_run(grad, self, out, lo, hi, begin, end, 1);
+    ht16_run(grad, self, out, lo, hi, begin, end, 0, 1);
 }
 
+#define HG_HT_BF16 ht_bf16_x16
 #define HG_HT_F16 ht_f16_x16
 
 /* Streaming-store variants (see v_st16x16); NULL where there is none. */

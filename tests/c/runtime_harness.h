@@ -1,0 +1,87 @@
+/* The harness of the runtime's C check programs (runtime_checks.c, stream_queue.c): one
+ * check per name, run by run_named_check(); EXPECT / EXPECT_TRUE stop at the first mismatch
+ * with the check's name, the line and the thread's error text. */
+#ifndef PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
+#define PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+#include "pyacl_hardgrad/embedded.h"
+
+/* The enqueue primitive libascendcl offers its sibling libraries (hg_internal.h). */
+typedef void (*hg_task_fn)(void *arg);
+extern aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
+
+static const char *g_check = "?";
+
+#define EXPECT(expr, want)                                                                                   \
+    do {                                                                                                     \
+        long long got_ = (long long)(expr);                                                                  \
+        long long want_ = (long long)(want);                                                                 \
+        if (got_ != want_) {                                                                                 \
+            const char *m_ = aclGetRecentErrMsg();                                                           \
+            printf("FAIL %s line %d: %s = %lld, expected %lld (last error: %s)\n", g_check, __LINE__, #expr, \
+                   got_, want_, m_ ? m_ : "(none)");                                                         \
+            exit(1);                                                                                         \
+        }                                                                                                    \
+    } while (0)
+
+#define EXPECT_TRUE(cond)                                                                \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            printf("FAIL %s line %d: %s is false\n", g_check, __LINE__, #cond);          \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+static inline void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static inline void setup(void)
+{
+    EXPECT(aclInit(NULL), ACL_SUCCESS);
+    EXPECT(aclrtSetDevice(0), ACL_SUCCESS);
+}
+
+static inline void teardown(void)
+{
+    EXPECT(aclrtResetDevice(0), ACL_SUCCESS);
+    EXPECT(aclFinalize(), ACL_SUCCESS);
+}
+
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} named_check;
+
+/* `prog --list` prints the names; `prog <name>` runs that check and prints "PASS <name>".
+ * Returns the exit status, or -1 when argv names no check and is not --list (the caller
+ * may then try its own commands). */
+static inline int run_named_check(int argc, char **argv, const named_check *checks, size_t n)
+{
+    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < n; ++i)
+            printf("%s\n", checks[i].name);
+        return 0;
+    }
+    if (argc != 2)
+        return -1;
+    for (size_t i = 0; i < n; ++i) {
+        if (strcmp(argv[1], checks[i].name) == 0) {
+            g_check = checks[i].name;
+            checks[i].fn();
+            printf("PASS %s\n", g_check);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+#endif
