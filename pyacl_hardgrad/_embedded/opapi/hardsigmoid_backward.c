@@ -36,16 +36,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const a
         return ACLNN_ERR_PARAM_INVALID;
     }
 
-    /* shapes: at most 8 dims, all identical */
-    HG_CHECK(hg_check_ndim(HS_FUNC, "gradOutput", gradOutput));
-    HG_CHECK(hg_check_ndim(HS_FUNC, "self", self));
-    HG_CHECK(hg_check_ndim(HS_FUNC, "out", out));
-    HG_CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "self", self));
-    HG_CHECK(hg_check_same_shape(HS_FUNC, "gradOutput", gradOutput, "out", out));
-
-    HG_CHECK(hg_check_format(HS_FUNC, "gradOutput", gradOutput));
-    HG_CHECK(hg_check_format(HS_FUNC, "self", self));
-    HG_CHECK(hg_check_format(HS_FUNC, "out", out));
+    HG_CHECK(hg_check_shapes_and_formats(HS_FUNC, gradOutput, self, out));
 
     HG_CHECK(hg_check_data(HS_FUNC, "gradOutput", gradOutput));
     HG_CHECK(hg_check_data(HS_FUNC, "self", self));

@@ -55,16 +55,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
         return ACLNN_ERR_PARAM_INVALID;
     }
 
-    /* shapes: at most 8 dims, all identical */
-    HG_CHECK(hg_check_ndim(HT_FUNC, "gradOutput", gradOutput));
-    HG_CHECK(hg_check_ndim(HT_FUNC, "self", self));
-    HG_CHECK(hg_check_ndim(HT_FUNC, "out", out));
-    HG_CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "self", self));
-    HG_CHECK(hg_check_same_shape(HT_FUNC, "gradOutput", gradOutput, "out", out));
-
-    HG_CHECK(hg_check_format(HT_FUNC, "gradOutput", gradOutput));
-    HG_CHECK(hg_check_format(HT_FUNC, "self", self));
-    HG_CHECK(hg_check_format(HT_FUNC, "out", out));
+    HG_CHECK(hg_check_shapes_and_formats(HT_FUNC, gradOutput, self, out));
 
     float lo = 0.0f, hi = 0.0f;
     HG_CHECK(hg_scalar_to_float(min, &lo));

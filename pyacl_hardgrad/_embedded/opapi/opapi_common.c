@@ -474,3 +474,17 @@ void hg_ew_destroy(void *plan)
 {
     free(plan);
 }
+
+aclnnStatus hg_check_shapes_and_formats(const char *func, const aclTensor *gradOutput, const aclTensor *self,
+                                        const aclTensor *out)
+{
+    HG_CHECK(hg_check_ndim(func, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_ndim(func, "self", self));
+    HG_CHECK(hg_check_ndim(func, "out", out));
+    HG_CHECK(hg_check_same_shape(func, "gradOutput", gradOutput, "self", self));
+    HG_CHECK(hg_check_same_shape(func, "gradOutput", gradOutput, "out", out));
+    HG_CHECK(hg_check_format(func, "gradOutput", gradOutput));
+    HG_CHECK(hg_check_format(func, "self", self));
+    HG_CHECK(hg_check_format(func, "out", out));
+    return ACLNN_SUCCESS;
+}

@@ -54,6 +54,10 @@ aclnnStatus hg_check_ndim(const char *func, const char *name, const aclTensor *t
 aclnnStatus hg_check_same_shape(const char *func, const char *name_a, const aclTensor *a,
                                 const char *name_b, const aclTensor *b);
 aclnnStatus hg_check_format(const char *func, const char *name, const aclTensor *t);
+/* Both operators' shape and format rules, in CANN's order: each of gradOutput, self and out
+ * has at most 8 dims, all three shapes are identical, and each format is an ND-family one. */
+aclnnStatus hg_check_shapes_and_formats(const char *func, const aclTensor *gradOutput, const aclTensor *self,
+                                        const aclTensor *out);
 aclnnStatus hg_check_data(const char *func, const char *name, const aclTensor *t);
 const char *hg_format_name(aclFormat format);
 
