@@ -17,10 +17,10 @@ SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "c", "fault_shim.c")
 
 
 @pytest.fixture(scope="module")
-def shim_library(tmp_path_factory):
+def shim_library(tmp_path_factory, toolchain):
     out = tmp_path_factory.mktemp("fault_shim") / "libfault_shim.so"
     cmd = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
-           SHIM_SOURCE, "-o", str(out), "-ldl"]
+           f"-I{toolchain.include_dir}", SHIM_SOURCE, "-o", str(out), "-ldl"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return out

@@ -7,8 +7,13 @@
 #include <dlfcn.h>
 #include <stdint.h>
 
-typedef int (*sync_fn)(void *stream);
-typedef int (*launch_fn)(void *workspace, uint64_t size, void *executor, void *stream);
+/* the real prototypes: the definitions below are checked against them */
+#include "acl/acl.h"
+#include "aclnnop/aclnn_hardsigmoid_backward.h"
+#include "aclnnop/aclnn_hardtanh_backward.h"
+
+typedef aclError (*sync_fn)(aclrtStream stream);
+typedef aclnnStatus (*launch_fn)(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream);
 
 static sync_fn real_sync;
 static launch_fn real_hardtanh, real_hardsigmoid;
@@ -23,7 +28,7 @@ void fault_init(void *ascendcl, void *opapi)
     real_hardsigmoid = (launch_fn)dlsym(opapi, "aclnnHardsigmoidBackward");
 }
 
-int aclrtSynchronizeStream(void *stream)
+aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     int rc = real_sync(stream);
     if (fault_fail_sync > 0) {
@@ -33,12 +38,12 @@ int aclrtSynchronizeStream(void *stream)
     return rc;
 }
 
-int aclnnHardtanhBackward(void *workspace, uint64_t size, void *executor, void *stream)
+aclnnStatus aclnnHardtanhBackward(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream)
 {
     return fault_fail_launch ? 561103 : real_hardtanh(workspace, size, executor, stream);
 }
 
-int aclnnHardsigmoidBackward(void *workspace, uint64_t size, void *executor, void *stream)
+aclnnStatus aclnnHardsigmoidBackward(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream)
 {
     return fault_fail_launch ? 561103 : real_hardsigmoid(workspace, size, executor, stream);
 }
