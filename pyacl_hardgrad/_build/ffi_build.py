@@ -27,14 +27,13 @@ from pycparser import c_ast, c_generator
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE_DIR = ROOT / "include"
 
+def _operator_headers(include_dir: Path = INCLUDE_DIR) -> tuple:
+    """Every operator header under include/aclnnop (adding one adds it to the binding)."""
+    return tuple(f"aclnnop/{p.name}" for p in sorted((include_dir / "aclnnop").glob("*.h")))
+
+
 # The headers the binding covers, in include order.
-HEADERS = (
-    "acl/acl.h",
-    "aclnn/aclnn_base.h",
-    "aclnnop/aclnn_hardtanh_backward.h",
-    "aclnnop/aclnn_hardsigmoid_backward.h",
-    "pyacl_hardgrad/embedded.h",
-)
+HEADERS = ("acl/acl.h", "aclnn/aclnn_base.h", *_operator_headers(), "pyacl_hardgrad/embedded.h")
 
 MODULE_NAME = "pyacl_hardgrad._cffi_acl"
 # The fused calls of the ops hot paths: declarations (also the cdef) and implementation.
