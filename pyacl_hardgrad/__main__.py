@@ -105,6 +105,11 @@ def main(argv=None) -> int:
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     args = ap.parse_args(argv)
     if args.includes or args.libdir or args.libs:
+        from ._paths import not_built_reason
+        why = not_built_reason()
+        if why is not None:
+            print(f"pyacl_hardgrad: {why}", file=sys.stderr)
+            return 2
         if args.includes:
             print(f"-I{get_include()}")
         if args.libdir:

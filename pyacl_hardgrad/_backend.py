@@ -68,13 +68,18 @@ def cann_roots() -> list[tuple[str, str]]:
 
 
 def _find_in(libdir: Path) -> tuple[list[Path] | None, str]:
-    """The three libraries in libdir, or None and why not."""
-    found = []
+    """The three libraries in libdir, or None and why not (prefixed "partial install: " when
+    some of them are there: a broken install rather than no install)."""
+    found, missing = [], []
     for role, names in LIBRARY_ROLES:
         hit = next((libdir / n for n in names if (libdir / n).is_file()), None)
         if hit is None:
-            return None, f"no {' or '.join(names)} ({role})"
-        found.append(hit)
+            missing.append(f"no {' or '.join(names)} ({role})")
+        else:
+            found.append(hit)
+    if missing:
+        why = ", ".join(missing)
+        return None, f"partial install: {why}" if found else why
     return found, ""
 
 
@@ -140,7 +145,13 @@ def load(ffi, lib) -> BackendInfo:
                     raise BackendError(f"CANN found at {root} but could not be loaded: {exc}") from None
                 warnings.warn(f"pyacl_hardgrad: CANN found at {root} but could not be loaded ({exc}); "
                               "using the embedded runtime", RuntimeWarning, stacklevel=3)
-        elif choice == "cann":
+        elif choice == "auto":
+            broken = [line for line in report if "partial install: " in line]
+            if broken:
+                warnings.warn("pyacl_hardgrad: a CANN install was found but cannot be loaded, using the "
+                              "embedded runtime (set PYACL_HARDGRAD_BACKEND=sim to silence this):\n  "
+                              + "\n  ".join(broken), RuntimeWarning, stacklevel=3)
+        if found is None and choice == "cann":
             lines = "\n  ".join(report) or "(nowhere to look)"
             raise BackendError(f"{ENV_VAR}=cann but no CANN install could be loaded. Searched:\n  {lines}\n"
                                "Set ASCEND_HOME_PATH (source CANN's set_env.sh) or use "

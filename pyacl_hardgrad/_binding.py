@@ -5,8 +5,14 @@ whichever backend serves them.
 """
 from __future__ import annotations
 
-from . import _backend
-from ._cffi_acl import ffi, lib  # noqa: F401  (re-exported)
+from . import _backend, _paths
+
+try:
+    from ._cffi_acl import ffi, lib  # noqa: F401  (re-exported)
+except ModuleNotFoundError as exc:
+    if exc.name != f"{__package__}._cffi_acl" or _paths.not_built_reason() is None:
+        raise
+    raise _paths.NotBuiltError(_paths.not_built_reason()) from None
 
 BACKEND: _backend.BackendInfo = _backend.load(ffi, lib)
 

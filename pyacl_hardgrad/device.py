@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import warnings
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import CleanupWarning, ClosedError, check, warn_status
@@ -103,7 +104,7 @@ class Device(Handle):
     """
 
     def __init__(self, device_id: int = 0):
-        device_id = int(device_id)
+        device_id = _args.integer(device_id, "device_id", 0, _args.INT32_MAX)
         self._state = _acquire_state(device_id)
         self._adopt(self._state.res)
         self._id = device_id
@@ -227,4 +228,4 @@ def _state_of(obj) -> _DeviceState:
         return obj
     if obj is None:
         return default_device()._state
-    raise TypeError(f"expected a Device, got {type(obj).__name__}")
+    raise TypeError(f"device must be a Device (or None for device 0), got {type(obj).__name__}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import check, warn_status
@@ -15,14 +16,57 @@ _D2D = lib.ACL_MEMCPY_DEVICE_TO_DEVICE
 _HUGE_FIRST = lib.ACL_MEM_MALLOC_HUGE_FIRST
 
 
-def _host_view(obj, writable: bool):
+def _host_view(obj, writable: bool, name: str = "src"):
     """(cdata pointer, nbytes) of a host buffer (bytes, bytearray, memoryview, numpy array)."""
+    kind = "a writable buffer (bytearray, numpy array, writable memoryview)" if writable else \
+        "a buffer (bytes, bytearray, memoryview, numpy array)"
     if isinstance(obj, np.ndarray):
         if not obj.flags.c_contiguous:
-            raise ValueError("host arrays must be C-contiguous")
+            raise ValueError(f"{name}: host arrays must be C-contiguous (use numpy.ascontiguousarray)")
+        if writable and not obj.flags.writeable:
+            raise TypeError(f"{name} must be {kind}, got a read-only numpy array")
         obj = obj.reshape(-1).view(np.uint8)   # any dtype, also ml_dtypes' bfloat16
-    buf = ffi.from_buffer(obj, require_writable=writable)
+    try:
+        buf = ffi.from_buffer(obj, require_writable=writable)
+    except (TypeError, BufferError):
+        raise TypeError(f"{name} must be {kind}, got {type(obj).__name__}"
+                        f"{' (read-only)' if isinstance(obj, (bytes, memoryview)) else ''}") from None
     return buf, len(buf)
+
+
+class _Hold:
+    """Keeps open handles' resources alive for the duration of a call: a close() from another
+    thread meanwhile only drops the object's reference, the free waits for this one."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, *handles):
+        held = []
+        try:
+            for h in handles:
+                h._check_open()
+                held.append(h._res.retain())
+        except BaseException:
+            for r in reversed(held):
+                r.release()
+            raise
+        self._held = held
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        held, self._held = self._held, ()
+        for r in reversed(held):
+            r.release()
+        return False
+
+
+def _check_stream(stream):
+    from .stream import Stream
+    if stream is not None and not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a Stream or None, got {type(stream).__name__}")
+    return stream
 
 
 class DeviceMemory(Handle):
@@ -35,9 +79,9 @@ class DeviceMemory(Handle):
     def __init__(self, device, nbytes: int, policy: int | None = None):
         from .device import _state_of
         state = _state_of(device)
-        nbytes = int(nbytes)
-        if nbytes < 0:
-            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
+        if policy is not None:
+            policy = _args.integer(policy, "policy", 0, 2**32 - 1)
         state.ensure_current()
         p = ffi.new("void **")
         # ACL rejects size 0; an empty allocation still gets a distinct, valid address.
@@ -73,16 +117,18 @@ class DeviceMemory(Handle):
         return self._device_state.id
 
     def _range(self, nbytes, offset):
-        offset = int(offset)
+        offset = _args.integer(offset, "offset", 0)
         if nbytes is None:
             nbytes = self.nbytes - offset
-        nbytes = int(nbytes)
-        if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
+        nbytes = _args.integer(nbytes, "nbytes", 0)
+        if offset + nbytes > self.nbytes:
             raise ValueError(f"range [{offset}, {offset + nbytes}) outside the {self.nbytes}-byte allocation")
         return nbytes, offset
 
     def copy_from_host(self, src, nbytes: int | None = None, offset: int = 0, *, stream=None) -> None:
         """Copy a host buffer into this memory at byte ``offset`` (aclrtMemcpy[Async])."""
+        self._check_open()
+        _check_stream(stream)
         buf, n = _host_view(src, False)
         if nbytes is None:
             nbytes = n
@@ -93,7 +139,8 @@ class DeviceMemory(Handle):
             return
         dst = ffi.cast("char *", self.ptr) + offset
         if stream is None:
-            check(lib.aclrtMemcpy(dst, self.nbytes - offset, buf, nbytes, _H2D), "aclrtMemcpy")
+            with _Hold(self):
+                check(lib.aclrtMemcpy(dst, self.nbytes - offset, buf, nbytes, _H2D), "aclrtMemcpy")
         else:
             check(lib.aclrtMemcpyAsync(dst, self.nbytes - offset, buf, nbytes, _H2D, stream.handle),
                   "aclrtMemcpyAsync")
@@ -103,10 +150,12 @@ class DeviceMemory(Handle):
     def copy_to_host(self, dst=None, nbytes: int | None = None, offset: int = 0, *, stream=None):
         """Copy this memory (from byte ``offset``) to a host buffer; a new bytearray when
         ``dst`` is None.  With a stream the copy is async: sync the stream before reading."""
+        self._check_open()
+        _check_stream(stream)
         if dst is None:
             nbytes, offset = self._range(nbytes, offset)
             dst = bytearray(nbytes)
-        buf, n = _host_view(dst, True)
+        buf, n = _host_view(dst, True, "dst")
         if nbytes is None:
             nbytes = min(n, self.nbytes - offset)
         nbytes, offset = self._range(nbytes, offset)
@@ -115,7 +164,8 @@ class DeviceMemory(Handle):
         if nbytes:
             src = ffi.cast("char *", self.ptr) + offset
             if stream is None:
-                check(lib.aclrtMemcpy(buf, n, src, nbytes, _D2H), "aclrtMemcpy")
+                with _Hold(self):
+                    check(lib.aclrtMemcpy(buf, n, src, nbytes, _D2H), "aclrtMemcpy")
             else:
                 check(lib.aclrtMemcpyAsync(buf, n, src, nbytes, _D2H, stream.handle), "aclrtMemcpyAsync")
                 stream._pending.append(_KeepObject(dst, buf))
@@ -124,13 +174,18 @@ class DeviceMemory(Handle):
 
     def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
         """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory."""
-        nbytes = src.nbytes if nbytes is None else int(nbytes)
+        _args.instance(src, DeviceMemory, "src")
+        self._check_open()
+        src._check_open()
+        _check_stream(stream)
+        nbytes = src.nbytes if nbytes is None else _args.integer(nbytes, "nbytes", 0)
         self._range(nbytes, 0)
         src._range(nbytes, 0)
         if not nbytes:
             return
         if stream is None:
-            check(lib.aclrtMemcpy(self.ptr, self.nbytes, src.ptr, nbytes, _D2D), "aclrtMemcpy")
+            with _Hold(self, src):
+                check(lib.aclrtMemcpy(self.ptr, self.nbytes, src.ptr, nbytes, _D2D), "aclrtMemcpy")
         else:
             check(lib.aclrtMemcpyAsync(self.ptr, self.nbytes, src.ptr, nbytes, _D2D, stream.handle),
                   "aclrtMemcpyAsync")
@@ -139,10 +194,13 @@ class DeviceMemory(Handle):
 
     def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0) -> None:
         """Set bytes to ``value`` (aclrtMemset)."""
+        self._check_open()
+        value = _args.integer(value, "value", 0, 255)
         nbytes, offset = self._range(nbytes, offset)
         if nbytes:
             dst = ffi.cast("char *", self.ptr) + offset
-            check(lib.aclrtMemset(dst, self.nbytes - offset, int(value), nbytes), "aclrtMemset")
+            with _Hold(self):
+                check(lib.aclrtMemset(dst, self.nbytes - offset, value, nbytes), "aclrtMemset")
 
     def __repr__(self):
         if self.closed:

@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, _Res
 from .dtypes import to_acl, to_numpy_dtype
@@ -19,7 +20,7 @@ class Scalar(CHandle):
 
     def __init__(self, value, dtype="float32"):
         npdt = to_numpy_dtype(dtype)
-        box = np.array(value, dtype=npdt)
+        box = _scalar_box(value, npdt)
         self.dtype = npdt
         self.value = box[()]
         handle = lib.aclCreateScalar(ffi.from_buffer(box), to_acl(npdt))
@@ -36,6 +37,36 @@ class Scalar(CHandle):
     def __repr__(self):
         return f"<Scalar {self.value!r} {self.dtype}{' closed' if self.closed else ''}>"
 
+
+def _scalar_box(value, npdt: np.dtype) -> np.ndarray:
+    """A 0-d array of ``npdt`` holding ``value`` exactly as the rules allow: a real number
+    (a bool for bool dtypes); integers must fit the integer dtype, floats must be integral."""
+    if value is None or isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"value must be a number, got {type(value).__name__} ({value!r:.40})")
+    if np.ndim(value) != 0:
+        raise TypeError(f"value must be a single number, got an array-like of shape {np.shape(value)}")
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    kind = npdt.kind
+    if kind in "iu":
+        if isinstance(value, (float, np.floating)):
+            if value != value or value in (float("inf"), float("-inf")) or value != int(value):
+                raise ValueError(f"value {value!r} is not an integer; a {npdt} scalar needs one")
+        try:
+            iv = int(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"value must be an integer for a {npdt} scalar, got {type(value).__name__}") from None
+        info = np.iinfo(npdt)
+        if not info.min <= iv <= info.max:
+            raise ValueError(f"value {iv} is out of range for {npdt} [{info.min}, {info.max}]")
+        return np.array(iv, dtype=npdt)
+    if kind == "c":
+        return np.array(complex(value), dtype=npdt)
+    if kind == "b":
+        return np.array(bool(value), dtype=npdt)
+    fv = _args.real(value, "value")
+    with np.errstate(over="ignore"):
+        return np.array(fv, dtype=npdt)     # overflow to +-inf as a C cast would, like CANN's
 
 
 # float32 Scalars for the float bounds of one-call operators, so a call with the same bounds

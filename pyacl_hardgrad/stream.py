@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, _Res, release_all
 from .errors import check, warn_status
@@ -187,13 +188,22 @@ class Stream(CHandle):
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record ``event`` (a new one when None) on this stream and return it."""
-        if event is None:
-            event = Event(self._device_state)
-        check(lib.aclrtRecordEvent(event.handle, self.handle), "aclrtRecordEvent")
+        self._check_open()
+        if event is not None:
+            _args.instance(event, Event, "event")
+            check(lib.aclrtRecordEvent(event.handle, self.handle), "aclrtRecordEvent")
+            return event
+        event = Event(self._device_state)
+        try:
+            check(lib.aclrtRecordEvent(event.handle, self.handle), "aclrtRecordEvent")
+        except BaseException:
+            event.close()
+            raise
         return event
 
     def wait(self, event: "Event") -> None:
         """Make later work on this stream wait until ``event`` has completed."""
+        _args.instance(event, Event, "event")
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
     def __repr__(self):
@@ -220,6 +230,7 @@ class Event(CHandle):
         return int(ffi.cast("uintptr_t", self.handle))
 
     def record(self, stream: Stream) -> "Event":
+        _args.instance(stream, Stream, "stream")
         check(lib.aclrtRecordEvent(self.handle, stream.handle), "aclrtRecordEvent")
         return self
 
@@ -235,6 +246,7 @@ class Event(CHandle):
 
     def elapsed_time(self, end: "Event") -> float:
         """Milliseconds between this event and ``end`` (both recorded and completed)."""
+        _args.instance(end, Event, "end")
         ms = _out_buffers()[1]
         check(lib.aclrtEventElapsedTime(ms, self.handle, end.handle), "aclrtEventElapsedTime")
         return float(ms[0])

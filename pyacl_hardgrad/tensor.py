@@ -10,14 +10,16 @@ import operator
 
 import numpy as np
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
-from .memory import DeviceMemory
+from .memory import DeviceMemory, _Hold
 
 __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
+_AxisError = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError
 _FORMAT_ND = lib.ACL_FORMAT_ND
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
@@ -47,6 +49,36 @@ def _extent(shape, strides, offset) -> tuple[int, int]:
         else:
             lo += (n - 1) * s
     return lo, hi
+
+
+def _check_shape(shape, name="shape") -> tuple[int, ...]:
+    """A shape as a tuple of dims, each in [0, 2**63 - 1] (aclCreateTensor takes int64)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    return _args.integers(shape, name, 0, _args.INT64_MAX)
+
+
+def _check_strides(strides, ndim: int) -> tuple[int, ...]:
+    strides = _args.integers(strides, "strides", -_args.INT64_MAX, _args.INT64_MAX)
+    if len(strides) != ndim:
+        raise ValueError(f"strides has {len(strides)} entries for {ndim} dimensions")
+    return strides
+
+
+def _check_nbytes(shape, npdt) -> int:
+    n = _numel(shape) * npdt.itemsize
+    if n > _args.INT64_MAX:
+        raise ValueError(f"shape {shape} of {npdt} needs {n} bytes, more than any device can hold (2**63 - 1)")
+    return n
+
+
+def _check_extent(shape, strides, offset, npdt) -> None:
+    """The view's byte span must be addressable (no int64 overflow of index * itemsize)."""
+    if _numel(shape):
+        lo, hi = _extent(shape, strides, offset)
+        if max(abs(lo), abs(hi)) * npdt.itemsize > _args.INT64_MAX:
+            raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) spans more than "
+                             "2**63 - 1 bytes")
 
 
 def _destroy_tensor(handle):
@@ -133,9 +165,9 @@ class Tensor(CHandle):
     @classmethod
     def empty(cls, shape, dtype="float32", device=None) -> "Tensor":
         """Uninitialised row-major tensor."""
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = _check_shape(shape)
         npdt = to_numpy_dtype(dtype)
-        mem = _allocate(device, _numel(shape) * npdt.itemsize)
+        mem = _allocate(device, _check_nbytes(shape, npdt))
         try:
             t = cls._new(mem._res.retain(), mem.ptr, mem._device_state, shape, _row_major(shape), 0,
                          npdt, shape, mem)
@@ -166,20 +198,27 @@ class Tensor(CHandle):
         default stream for operators; by default the owner's device, else device 0.
         """
         from .device import _state_of
-        shape = tuple(shape)
-        strides = _row_major(shape) if strides is None else tuple(strides)
+        shape = _check_shape(shape)
+        strides = _row_major(shape) if strides is None else _check_strides(strides, len(shape))
         npdt = to_numpy_dtype(dtype)
+        ptr = _args.integer(ptr, "ptr", 0, _args.UINT64_MAX)
+        offset = _args.integer(offset, "offset", 0, _args.INT64_MAX)
+        _check_extent(shape, strides, offset, npdt)
+        if ptr % npdt.itemsize:
+            raise ValueError(f"ptr 0x{ptr:x} is not aligned to the {npdt.itemsize}-byte elements of {npdt}")
         if device is None and isinstance(owner, (DeviceMemory, Tensor)):
             state = owner._device_state
         else:
             state = _state_of(device)
-        ptr, offset = int(ptr), int(offset)       # before the owner is retained (no leak on bad input)
         if _numel(shape) == 0:
             storage = (0,)
         else:
             lo, hi = _extent(shape, strides, offset)
             if lo < 0:
                 raise ValueError("the view reaches below the pointer (negative element index)")
+            if ptr + (hi + 1) * npdt.itemsize > _args.UINT64_MAX + 1:
+                raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) at ptr 0x{ptr:x} "
+                                 "reaches past the end of the address space")
             storage = (hi + 1,)
             # An owner whose allocation the pointer lies in bounds the view: past its end the
             # operators would write into someone else's memory.
@@ -238,9 +277,10 @@ class Tensor(CHandle):
         """A view over the same memory; strides and offset in elements (offset counts from the
         start of the storage, like aclCreateTensor's)."""
         self._check_open()
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        strides = _row_major(shape) if strides is None else tuple(strides)
-        offset = self.offset if offset is None else int(offset)
+        shape = _check_shape(shape)
+        strides = _row_major(shape) if strides is None else _check_strides(strides, len(shape))
+        offset = self.offset if offset is None else _args.integer(offset, "offset", 0, _args.INT64_MAX)
+        _check_extent(shape, strides, offset, self.dtype)
         if _numel(shape):
             lo, hi = _extent(shape, strides, offset)
             if lo < 0 or hi >= _numel(self._storage):
@@ -269,7 +309,11 @@ class Tensor(CHandle):
             axes = tuple(axes[0])
         if not axes:
             axes = tuple(reversed(range(self.ndim)))
-        axes = tuple(a % self.ndim if self.ndim else a for a in axes)
+        axes = _args.integers(axes, "axes")
+        for a in axes:
+            if not -self.ndim <= a < self.ndim:
+                raise _AxisError(f"axis {a} is out of bounds for a tensor of dimension {self.ndim}")
+        axes = tuple(a % self.ndim for a in axes)
         if sorted(axes) != list(range(self.ndim)):
             raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
         return self.view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.offset)
@@ -334,8 +378,11 @@ class Tensor(CHandle):
 
     def numpy(self) -> np.ndarray:
         """Copy the view to a new host array (after the tensor's pending work finished)."""
-        self._check_open()
-        self._wait()
+        with _Hold(self):
+            self._wait()
+            return self._numpy()
+
+    def _numpy(self) -> np.ndarray:
         out = np.empty(self.shape, self.dtype)
         if self.size == 0:
             return out
@@ -357,8 +404,12 @@ class Tensor(CHandle):
     def copy_from(self, array) -> "Tensor":
         """Write a host array (broadcast to the view's shape) into the view."""
         self._check_open()
-        self._wait()
-        arr = np.broadcast_to(np.asarray(array, dtype=self.dtype), self.shape)
+        arr = _host_array(array, self.dtype, self.shape)
+        with _Hold(self):
+            self._wait()
+            return self._copy_from(arr)
+
+    def _copy_from(self, arr) -> "Tensor":
         if self.size == 0:
             return self
         item = self.dtype.itemsize
@@ -391,6 +442,23 @@ class Tensor(CHandle):
             return "<Tensor closed>"
         return (f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset} "
                 f"device={self.device_id}>")
+
+
+def _host_array(array, dtype, shape) -> np.ndarray:
+    """``array`` converted to ``dtype`` and broadcast to ``shape``, or TypeError/ValueError
+    naming the rule (numpy's OverflowError for out-of-range values included)."""
+    if array is None or isinstance(array, (str, bytes)):
+        raise TypeError(f"array must be a number or an array of numbers, got {type(array).__name__}")
+    try:
+        arr = np.asarray(array, dtype=dtype)
+    except OverflowError as exc:
+        raise ValueError(f"array holds a value that {dtype} cannot represent ({exc})") from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"array cannot be converted to {dtype}: {exc}") from None
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ValueError(f"array of shape {arr.shape} cannot be broadcast to the view's shape {shape}") from None
 
 
 def _check_copy(status):

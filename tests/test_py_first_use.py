@@ -1,0 +1,68 @@
+"""A newcomer's first hour: the mistakes that used to fail obscurely now say cause and fix."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SOURCE_PKG = REPO_ROOT / "pyacl_hardgrad"
+
+
+def _source_tree_is_built() -> bool:
+    return (SOURCE_PKG / "include").is_dir() and (SOURCE_PKG / "_embedded" / "lib").is_dir()
+
+
+def _clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")}
+    env.update(extra)
+    return env
+
+
+@pytest.mark.skipif(_source_tree_is_built(), reason="the checkout was built in place, so it does run")
+def test_import_from_the_checkout_names_cause_and_fix():
+    proc = subprocess.run([sys.executable, "-c", "import pyacl_hardgrad as hg; hg.Device"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, env=_clean_env())
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("pyacl_hardgrad._paths.NotBuiltError: pyacl_hardgrad was imported from its "
+                           "uncompiled source tree"), proc.stderr
+    assert "pip install ." in last and "build_ext --inplace" in last
+    assert "_cffi_acl" not in proc.stderr
+
+
+@pytest.mark.skipif(_source_tree_is_built(), reason="the checkout was built in place, so it does run")
+def test_includes_from_the_checkout_fails_instead_of_printing_a_missing_folder():
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "--includes"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, env=_clean_env())
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "uncompiled source tree" in proc.stderr
+
+
+def test_includes_of_the_installed_package_exist(hg):
+    assert (Path(hg.get_include()) / "acl" / "acl.h").is_file()
+    assert Path(hg.get_library_dir()).is_dir()
+
+
+def test_auto_warns_about_a_partial_cann_install(hg, tmp_path):
+    libdir = tmp_path / "lib64"
+    libdir.mkdir()
+    shutil.copy2(Path(hg.get_library_dir()) / "libascendcl.so", libdir / "libascendcl.so")   # no nnopbase, opapi
+    probe = "import pyacl_hardgrad._binding as b; print(b.BACKEND.name)"
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, env=_clean_env(ASCEND_HOME_PATH=str(tmp_path), PYACL_HARDGRAD_BACKEND="auto"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "sim"
+    assert "RuntimeWarning" in proc.stderr and "a CANN install was found but cannot be loaded" in proc.stderr
+    assert f"{libdir} ($ASCEND_HOME_PATH): partial install: no libnnopbase.so (nnopbase)" in proc.stderr
+
+
+def test_auto_is_silent_without_any_cann_install(hg, tmp_path):
+    probe = "import pyacl_hardgrad._binding as b; print(b.BACKEND.name)"
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, env=_clean_env(ASCEND_HOME_PATH=str(tmp_path / "nowhere"),
+                                                    PYACL_HARDGRAD_BACKEND="auto"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "sim"
