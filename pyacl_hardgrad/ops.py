@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from . import _args
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res, finish_dropped, release_all
 from .dtypes import bfloat16, float16, float32
@@ -216,11 +217,9 @@ class _Plan(Handle):
 def _as_scalar(value, owned: list, name: str) -> Scalar:
     if isinstance(value, Scalar):
         return value
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or a Scalar, not {type(value).__name__} "
-                        f"{value!r}") from None
+    if isinstance(value, (str, bytes, bytearray)) or value is None:
+        raise TypeError(f"{name} must be a real number or a Scalar, not {type(value).__name__} {value!r:.40}")
+    number = _args.real(value, name)
     s = Scalar(number, "float32")
     owned.append(s)
     return s

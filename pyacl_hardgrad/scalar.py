@@ -90,7 +90,10 @@ def _cache_key(value: float):
 def cached_float32(value) -> "Scalar | None":
     """The cache's float32 Scalar for ``value`` (created on first use); None when the value
     cannot be cached (NaN, or the cache is full): the caller then makes its own Scalar."""
-    value = float(value)
+    try:
+        value = float(value)
+    except (OverflowError, TypeError, ValueError):
+        value = _args.real(value, "a float scalar argument")      # raises the clear error
     key = _cache_key(value)
     if key is None:
         return None

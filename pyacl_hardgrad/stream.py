@@ -6,7 +6,7 @@ import threading
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, _Res, release_all
-from .errors import check, warn_status
+from .errors import ClosedError, check, warn_status
 
 __all__ = ["Stream", "Event"]
 
@@ -25,7 +25,7 @@ def _out_buffers():
     return b
 
 
-def _destroy_stream(handle, pending: list, pins: dict) -> None:
+def _destroy_stream(handle, pending: list, pins: dict, gone: threading.Event) -> None:
     try:
         warn_status(lib.aclrtSynchronizeStream(handle), "aclrtSynchronizeStream", stacklevel=4)
         warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream", stacklevel=4)
@@ -38,6 +38,7 @@ def _destroy_stream(handle, pending: list, pins: dict) -> None:
             except KeyError:
                 break
         release_all(held)            # an unpin arriving later finds nothing to release
+        gone.set()
 
 
 def _drop_pending(pending: list) -> None:
@@ -89,13 +90,14 @@ class Stream(CHandle):
         self._pins = pins
         self._unpin: list = []
         self._device_state = state
+        gone = self._gone = threading.Event()      # set once the C stream is drained and destroyed
         # The device's own default stream is owned by the device state and must not hold it.
         try:
             deps = () if _default else (state.res.retain(),)
         except BaseException:
             warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
             raise
-        self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending, pins), deps))
+        self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending, pins, gone), deps))
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
@@ -103,6 +105,26 @@ class Stream(CHandle):
     @property
     def device_id(self) -> int:
         return self._device_state.id
+
+    def _drain(self) -> None:
+        """Wait for the work enqueued so far, also when the stream was closed meanwhile (by
+        another thread, say): while it still exists its queue is waited for, else its
+        destruction is, which drains the queue first."""
+        if self._live[0]:
+            try:
+                self.synchronize()
+                return
+            except ClosedError:          # closed right now by another thread
+                pass
+        try:
+            res = self._res.retain()
+        except Exception:                # released: the destroy drains, then sets _gone
+            self._gone.wait()
+            return
+        try:
+            warn_status(_sync_stream(self._handle), "aclrtSynchronizeStream", stacklevel=3)
+        finally:
+            res.release()
 
     def _keep(self, res: _Res) -> None:
         """Hold res until the work enqueued so far has finished."""

@@ -366,8 +366,7 @@ class Tensor(CHandle):
         s = self._pending[0]
         if s is not None:
             self._pending[0] = None
-            if not s.closed:
-                s.synchronize()
+            s._drain()
 
     def _host_window(self):
         """(first element index, element count) of the storage span the view touches."""

@@ -180,3 +180,22 @@ def test_closing_memory_while_another_thread_copies_it_never_crashes(hg, tmp_pat
     assert proc.returncode == 0, proc.stderr[-2000:]
     ok, closed, *_ = proc.stdout.split()
     assert int(ok) + int(closed) == 240
+
+
+def test_reading_a_result_while_another_thread_closes_its_stream_waits_for_the_work(hg):
+    n = 1 << 22
+    grad = np.ones(n, np.float32)
+    x = np.full(n, 0.5, np.float32)
+    import threading
+    with hg.Device(0) as dev, hg.Tensor(grad, dev) as g, hg.Tensor(x, dev) as t:
+        for _ in range(5):
+            s = dev.create_stream()
+            out = hg.hardtanh_backward(g, t, -1.0, 1.0, stream=s)
+            closer = threading.Thread(target=s.close)
+            closer.start()
+            while not s.closed:          # the close has begun (its drain may still be running)
+                pass
+            got = out.numpy()
+            closer.join()
+            out.close()
+            assert np.array_equal(got, grad)

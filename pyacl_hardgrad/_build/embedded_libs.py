@@ -72,13 +72,36 @@ def _run(cmd: list[str], verbose: bool) -> None:
         raise RuntimeError(f"command failed ({proc.returncode}): {' '.join(cmd)}")
 
 
+SANITIZERS = {"address", "undefined", "thread", "leak"}
+
+
+def sanitizer_flags(spec: str | None) -> list[str]:
+    """Compile and link flags for ``spec`` ("address,undefined", "thread", ...; "" for none).
+    ThreadSanitizer cannot be combined with AddressSanitizer or LeakSanitizer."""
+    names = [n.strip() for n in (spec or "").split(",") if n.strip()]
+    if not names:
+        return []
+    unknown = sorted(set(names) - SANITIZERS)
+    if unknown:
+        raise ValueError(f"PYACL_HARDGRAD_SANITIZE: unknown sanitizer(s) {', '.join(unknown)}; "
+                         f"choose from {', '.join(sorted(SANITIZERS))}")
+    if "thread" in names and {"address", "leak"} & set(names):
+        raise ValueError("PYACL_HARDGRAD_SANITIZE: thread cannot be combined with address or leak")
+    flags = [f"-fsanitize={','.join(names)}", "-fno-omit-frame-pointer", "-g"]
+    if "undefined" in names:
+        flags.append("-fno-sanitize-recover=undefined")     # a UB report fails the run
+    return flags
+
+
 def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = False,
           extra_cflags: list[str] | None = None, verbose: bool = True,
-          machine: str | None = None) -> list[Path]:
+          machine: str | None = None, sanitize: str | None = None) -> list[Path]:
     """Compile and link the three libraries into out_dir; return their paths.
 
     ``machine`` ("x86_64", "aarch64") picks the architecture-specific sources; it defaults to
-    this machine's and must match what ``cc`` targets (set it when cross-compiling)."""
+    this machine's and must match what ``cc`` targets (set it when cross-compiling).
+    ``sanitize`` (default: $PYACL_HARDGRAD_SANITIZE) instruments the libraries, compile and
+    link step both, e.g. "address,undefined" or "thread"."""
     machine = machine or _machine()
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -87,7 +110,8 @@ def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = Fa
     cflags = list(COMMON_CFLAGS)
     if debug:
         cflags = [f for f in cflags if f != "-O2"] + ["-O0", "-g"]
-    cflags += shlex.split(os.environ.get("PYACL_HARDGRAD_CFLAGS", "")) + list(extra_cflags or [])
+    san = sanitizer_flags(os.environ.get("PYACL_HARDGRAD_SANITIZE") if sanitize is None else sanitize)
+    cflags += san + shlex.split(os.environ.get("PYACL_HARDGRAD_CFLAGS", "")) + list(extra_cflags or [])
     includes = [f"-I{INCLUDE_DIR}", f"-I{EMBEDDED_DIR / 'common'}"]
     built = []
     for name, folder, deps in LIBRARIES:
@@ -103,7 +127,7 @@ def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = Fa
             raise RuntimeError(f"no C sources in {src_dir}")
         target = out / f"lib{name}.so"
         link = compiler + ["-shared", "-pthread", f"-Wl,-soname,lib{name}.so", "-Wl,-z,defs",
-                           "-Wl,-rpath,$ORIGIN", "-o", str(target)] + objs
+                           "-Wl,-rpath,$ORIGIN", "-o", str(target)] + san + objs
         link += [f"-L{out}"] + [f"-l{d}" for d in deps] + ["-lm"]
         if debug:
             link.append("-g")
@@ -119,9 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--debug", action="store_true", help="-O0 -g")
     ap.add_argument("--machine", default=None, help="target architecture when cross-compiling "
                     "(x86_64 or aarch64; default: this machine's)")
+    ap.add_argument("--sanitize", default=None, help="sanitizers for compile and link, e.g. address,undefined "
+                    "or thread (default: $PYACL_HARDGRAD_SANITIZE)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
-    for path in build(args.out, cc=args.cc, debug=args.debug, verbose=not args.quiet, machine=args.machine):
+    for path in build(args.out, cc=args.cc, debug=args.debug, verbose=not args.quiet, machine=args.machine,
+                      sanitize=args.sanitize):
         print(path)
     return 0
 

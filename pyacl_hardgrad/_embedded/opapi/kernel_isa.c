@@ -88,7 +88,9 @@ static void isa_init(void)
         } else if (strcmp(req, "neon") == 0) {
             want = HG_ISA_NEON;
         } else if (strcmp(req, "scalar") != 0) {
-            forced = 0;                                /* unknown value: as auto */
+            forced = 0;                                /* unknown value: as auto, said once */
+            fprintf(stderr, "pyacl_hardgrad: PYACL_HARDGRAD_KERNEL_ISA=\"%s\" is not one of auto, scalar, avx2, "
+                    "avx512, neon; using auto\n", req);
         }
     }
     if (forced) {

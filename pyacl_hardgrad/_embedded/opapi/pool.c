@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +68,9 @@ static void read_size(void)
         long v = strtol(env, &end, 10);
         if (end != env && *end == '\0' && v >= 1) {
             n = v;
+        } else {
+            fprintf(stderr, "pyacl_hardgrad: PYACL_HARDGRAD_THREADS=\"%s\" is not a whole number >= 1; "
+                    "using the %ld online CPUs\n", env, n < 1 ? 1 : n);
         }
     }
     if (n < 1) {

@@ -81,33 +81,48 @@ static bool parse_size(const char *text, uint64_t *out)
     return true;
 }
 
-static void read_environment(void)
+/* A setting that is set but not in its accepted form fails aclInit (ACL_ERROR_INVALID_PARAM)
+ * with a message naming the variable, the value and the accepted forms; unset or empty
+ * means the default. */
+static aclError bad_setting(const char *name, const char *value, const char *forms)
 {
-    const char *s = getenv("PYACL_HARDGRAD_DEVICE_COUNT");
+    hg_set_error("aclInit", "environment variable %s=\"%s\" is invalid: expected %s", name, value, forms);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+static const char *setting(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s ? s : NULL;
+}
+
+static aclError read_environment(void)
+{
     uint64_t n = 1;
-    if (s && parse_size(s, &n) && n >= 1 && n <= HG_MAX_DEVICES)
-        hg_rt.device_count = (int)n;
-    else
-        hg_rt.device_count = 1;
+    const char *s = setting("PYACL_HARDGRAD_DEVICE_COUNT");
+    if (s && !(parse_size(s, &n) && n >= 1 && n <= HG_MAX_DEVICES))
+        return bad_setting("PYACL_HARDGRAD_DEVICE_COUNT", s, "a whole number from 1 to 64");
 
     uint64_t mem = DEFAULT_MEMORY;
-    s = getenv("PYACL_HARDGRAD_DEVICE_MEMORY");
-    if (!(s && parse_size(s, &mem) && mem > 0))
-        mem = DEFAULT_MEMORY;
-    if (mem > (uint64_t)SIZE_MAX / 2)
-        mem = (uint64_t)SIZE_MAX / 2;
-    hg_rt.mem_capacity = mem;
+    s = setting("PYACL_HARDGRAD_DEVICE_MEMORY");
+    if (s && !(parse_size(s, &mem) && mem > 0 && mem <= (uint64_t)SIZE_MAX / 2))
+        return bad_setting("PYACL_HARDGRAD_DEVICE_MEMORY", s,
+                           "a positive whole number of bytes with an optional K, M, G or T suffix (e.g. 512M, 32G)");
 
     uint64_t us = DEFAULT_SPIN_NS / 1000;
-    s = getenv("PYACL_HARDGRAD_SPIN_US");
-    if (!(s && parse_size(s, &us) && us <= 100000))
-        us = DEFAULT_SPIN_NS / 1000;
-    atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
+    s = setting("PYACL_HARDGRAD_SPIN_US");
+    if (s && !(parse_size(s, &us) && us <= 100000))
+        return bad_setting("PYACL_HARDGRAD_SPIN_US", s, "a whole number of microseconds from 0 to 100000");
 
-    s = getenv("PYACL_HARDGRAD_SOC");
-    if (!s || !*s)
-        s = "Ascend910B";
-    snprintf(hg_rt.soc_name, sizeof hg_rt.soc_name, "%s", s);
+    const char *soc = setting("PYACL_HARDGRAD_SOC");
+    if (soc && strlen(soc) >= sizeof hg_rt.soc_name)
+        return bad_setting("PYACL_HARDGRAD_SOC", soc, "a SoC name shorter than 64 characters (e.g. Ascend910B1)");
+
+    hg_rt.device_count = (int)n;
+    hg_rt.mem_capacity = mem;
+    atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
+    snprintf(hg_rt.soc_name, sizeof hg_rt.soc_name, "%s", soc ? soc : "Ascend910B");
+    return ACL_SUCCESS;
 }
 
 static aclError check_config(const char *path)
@@ -137,8 +152,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     if (hg_rt.state == 1) {
         hg_set_error("aclInit", "the runtime is already initialised (repeat aclInit)");
         rc = ACL_ERROR_REPEAT_INITIALIZE;
-    } else if ((rc = check_config(configPath)) == ACL_SUCCESS) {
-        read_environment();
+    } else if ((rc = check_config(configPath)) == ACL_SUCCESS && (rc = read_environment()) == ACL_SUCCESS) {
         for (int i = 0; i < HG_MAX_DEVICES; ++i) {
             hg_rt.dev[i].refcount = 0;
             hg_rt.dev[i].default_stream = NULL;

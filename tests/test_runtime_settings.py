@@ -1,0 +1,66 @@
+"""Settings are parsed strictly: a value in no accepted form fails aclInit naming the variable
+(runtime settings) or warns once naming it (kernel settings, read by the operator library)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+_INIT = ("import pyacl_hardgrad as hg\n"
+         "try:\n"
+         "    hg.Runtime().close()\n"
+         "    print('ok')\n"
+         "except hg.AclError as e:\n"
+         "    print(e.code, e.name)\n"
+         "    print(e.message)\n")
+
+
+def _run(tmp_path, code, **env):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_") or k == "PYACL_HARDGRAD_BACKEND"}
+    full.update(env)
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=full,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("name, value, forms", [
+    ("PYACL_HARDGRAD_DEVICE_MEMORY", "1.5G", "K, M, G or T suffix"),
+    ("PYACL_HARDGRAD_DEVICE_MEMORY", "0", "K, M, G or T suffix"),
+    ("PYACL_HARDGRAD_DEVICE_COUNT", "abc", "a whole number from 1 to 64"),
+    ("PYACL_HARDGRAD_DEVICE_COUNT", "65", "a whole number from 1 to 64"),
+    ("PYACL_HARDGRAD_SPIN_US", "-3", "microseconds from 0 to 100000"),
+    ("PYACL_HARDGRAD_SOC", "A" * 80, "shorter than 64 characters"),
+])
+def test_a_bad_runtime_setting_fails_acl_init_naming_it(hg, tmp_path, name, value, forms):
+    if not hg.BACKEND.is_embedded:
+        pytest.skip("embedded runtime settings")
+    proc = _run(tmp_path, _INIT, **{name: value})
+    assert proc.returncode == 0, proc.stderr
+    code, msg = proc.stdout.splitlines()[0], proc.stdout.splitlines()[1]
+    assert code == "100000 ACL_ERROR_INVALID_PARAM"
+    assert f'{name}="{value}" is invalid' in msg and forms in msg
+
+
+@pytest.mark.parametrize("name, value", [("PYACL_HARDGRAD_DEVICE_MEMORY", "512M"),
+                                         ("PYACL_HARDGRAD_DEVICE_COUNT", "4"), ("PYACL_HARDGRAD_SPIN_US", "0"),
+                                         ("PYACL_HARDGRAD_DEVICE_MEMORY", "")])
+def test_accepted_runtime_settings_initialise(hg, tmp_path, name, value):
+    proc = _run(tmp_path, _INIT, **{name: value})
+    assert proc.stdout.strip() == "ok", proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("name, value, says", [
+    ("PYACL_HARDGRAD_KERNEL_ISA", "xyz", 'PYACL_HARDGRAD_KERNEL_ISA="xyz" is not one of auto, scalar, avx2, avx512, neon'),
+    ("PYACL_HARDGRAD_THREADS", "two", 'PYACL_HARDGRAD_THREADS="two" is not a whole number >= 1'),
+])
+def test_a_bad_kernel_setting_warns_once_naming_it(hg, tmp_path, name, value, says):
+    if not hg.BACKEND.is_embedded:
+        pytest.skip("embedded runtime settings")
+    code = ("import numpy as np, pyacl_hardgrad as hg\n"
+            "g = np.ones(1 << 18, np.float32)\n"
+            "for _ in range(3):\n"
+            "    out = hg.hardtanh_backward(g, g * 0.5, -1.0, 1.0)\n"
+            "print(float(out.sum()))\n")
+    proc = _run(tmp_path, code, **{name: value})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(float(1 << 18))
+    assert proc.stderr.count(says) == 1, proc.stderr
