@@ -39,8 +39,9 @@ class BuildWithEmbeddedRuntime(build_ext):
 
 
 setup(
-    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench"],
-    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
+    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench", "pyacl_hardgrad.acl"],
+    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"],  # compiled by `bench` at run time
+                  "pyacl_hardgrad.acl": ["_path/acl.py"]},  # the `import acl` shim (--pyacl-path)
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

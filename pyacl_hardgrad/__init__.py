@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 # attribute -> submodule that defines it
 _LAZY = {
     "ffi": "_binding", "lib": "_binding", "BACKEND": "_binding", "bound_files": "_binding",
-    "raw": None, "errors": None, "dtypes": None, "ops": None,
+    "raw": None, "errors": None, "dtypes": None, "ops": None, "acl": None,
     "BackendError": "_backend",
     "PyaclError": "errors", "AclError": "errors", "RuntimeApiError": "errors", "AclnnError": "errors",
     "AclnnParamError": "errors", "ApiNotSupportedError": "errors", "ClosedError": "errors",
@@ -27,7 +27,7 @@ _LAZY = {
     "Runtime": "runtime", "runtime_reference_count": "runtime",
     "Device": "device", "device_count": "device", "default_device": "device", "release_defaults": "device",
     "Stream": "stream", "Event": "stream",
-    "DeviceMemory": "memory", "Workspace": "memory",
+    "DeviceMemory": "memory", "Workspace": "memory", "HostMemory": "memory", "Context": "context",
     "Tensor": "tensor", "empty": "tensor", "zeros": "tensor", "from_numpy": "tensor",
     "Scalar": "scalar",
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",

@@ -1,4 +1,4 @@
-"""``python -m pyacl_hardgrad``: info | --includes | --libdir | samples."""
+"""``python -m pyacl_hardgrad``: info | --includes | --libdir | samples | run SCRIPT | --pyacl-path."""
 from __future__ import annotations
 
 import argparse
@@ -92,18 +92,28 @@ def main(argv=None) -> int:
         from .bench import main as bench_main
         return bench_main(argv[1:])
     # -- end bench
+    if argv[:1] == ["run"]:                      # pyACL scripts (issue 12): options end at SCRIPT
+        from ._pyacl_run import main as run_main
+        return run_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad",
                                  description="CANN's C API from Python: build flags, backend info, samples.")
     ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
     ap.add_argument("--libdir", action="store_true", help="print the folder of libascendcl/libnnopbase/libopapi")
     ap.add_argument("--libs", action="store_true", help="print the -L/-l/-rpath link flags")
+    ap.add_argument("--pyacl-path", action="store_true",
+                    help="print the folder to put on PYTHONPATH so that `import acl` loads pyACL's API")
     sub = ap.add_subparsers(dest="command")
     sub.add_parser("info", help="backend, library files, SoC, device count, version")
     sp = sub.add_parser("samples", help="run the four sample ports and check their output")
     sp.add_argument("-v", "--verbose", action="store_true")
     sp.add_argument("--dir", help="folder holding the sample scripts")
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
+    sub.add_parser("run", help="run a pyACL script with `import acl` bound to this package (run --help)")
     args = ap.parse_args(argv)
+    if args.pyacl_path:
+        from ._pyacl_run import pyacl_path
+        print(pyacl_path())
+        return 0
     if args.includes or args.libdir or args.libs:
         from ._paths import not_built_reason
         why = not_built_reason()

@@ -220,6 +220,39 @@ def release_defaults() -> None:
     release_cached_scalars()
 
 
+def _held_state(device) -> _DeviceState:
+    """The device state a foreign handle belongs to, with one reference the caller owns:
+    ``device`` (a Device or an id), else the calling thread's current device, else device 0."""
+    if isinstance(device, Device):
+        device._check_open()
+        device._state.res.retain()
+        return device._state
+    if device is None:
+        rt = _runtime_res()
+        try:
+            buf = _int32_buf()
+            device = buf[0] if lib.aclrtGetDevice(buf) == 0 else 0
+        finally:
+            rt.release()
+    return _acquire_state(int(device))
+
+
+def _as_handle(handle, what: str, *, null_ok: bool = False):
+    """A handle given as pyACL gives it (an int address) or as a cdata, as ``void *``."""
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        if not 0 <= handle < 1 << 64:
+            raise ValueError(f"{what} handle {handle} is not an address")
+        p = ffi.cast("void *", handle)
+    elif isinstance(handle, ffi.CData) and ffi.typeof(handle).kind == "pointer":
+        p = ffi.cast("void *", handle)
+    else:
+        raise TypeError(f"{what} handle must be an int (as pyACL returns it) or a cdata pointer, "
+                        f"not {type(handle).__name__}")
+    if p == ffi.NULL and not null_ok:
+        raise ValueError(f"{what} handle is NULL (0)")
+    return p
+
+
 def _state_of(obj) -> _DeviceState:
     if isinstance(obj, Device):
         obj._check_open()

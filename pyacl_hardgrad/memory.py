@@ -8,7 +8,7 @@ from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import check, warn_status
 
-__all__ = ["DeviceMemory", "Workspace"]
+__all__ = ["DeviceMemory", "Workspace", "HostMemory"]
 
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
@@ -98,6 +98,31 @@ class DeviceMemory(Handle):
             raise
         self._adopt(_Res(type(self).__name__,
                          lambda: warn_status(lib.aclrtFree(ptr), "aclrtFree", stacklevel=4), (dep,)))
+
+    owns_handle = True
+
+    @classmethod
+    def from_handle(cls, ptr, nbytes: int, device=None, *, own: bool = False):
+        """Wrap ``nbytes`` of device memory allocated elsewhere (an int address as pyACL's
+        ``acl.rt.malloc`` returns it, or a cdata), e.g. as a plan's workspace.
+
+        ``own=False`` borrows it (``close()`` does not free it; its allocator does, once nothing
+        uses it); ``own=True`` makes the last release call aclrtFree.  ``device`` (a Device or
+        an id; default: the calling thread's current device) is the device it lies on.
+        """
+        from .device import _as_handle, _held_state
+        p = _as_handle(ptr, "device memory")
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        state = _held_state(device)
+        self = cls.__new__(cls)
+        self._ptr, self._addr, self.nbytes = p, int(ffi.cast("uintptr_t", p)), nbytes
+        self._device_state = state
+        self.owns_handle = bool(own)
+        release = (lambda: warn_status(lib.aclrtFree(p), "aclrtFree", stacklevel=4)) if own else None
+        self._adopt(_Res(cls.__name__, release, (state.res,)))
+        return self
 
     @property
     def ptr(self):
@@ -210,6 +235,78 @@ class DeviceMemory(Handle):
 
 class Workspace(DeviceMemory):
     """Device memory handed to phase 2 of an operator (same as DeviceMemory otherwise)."""
+
+
+class HostMemory(Handle):
+    """``nbytes`` of page-locked host memory (aclrtMallocHost / aclrtFreeHost), as pyACL's
+    ``acl.rt.malloc_host`` gives it; ``int(mem)`` is its address, ``mem.buffer`` a writable
+    memoryview over it, ``mem.numpy(dtype, shape)`` a numpy view (valid while it is open).
+    """
+
+    owns_handle = True
+
+    def __init__(self, nbytes: int):
+        from .runtime import _runtime_res
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        rt = _runtime_res()
+        try:
+            p = ffi.new("void **")
+            check(lib.aclrtMallocHost(p, max(nbytes, 1)), "aclrtMallocHost")
+        except BaseException:
+            rt.release()
+            raise
+        self._setup(p[0], nbytes, True, rt)
+
+    @classmethod
+    def from_handle(cls, ptr, nbytes: int, *, own: bool = False) -> "HostMemory":
+        """Wrap host memory allocated elsewhere (an int address, or a cdata).  ``own=True``:
+        the last release calls aclrtFreeHost (for memory from aclrtMallocHost); otherwise
+        its allocator frees it."""
+        from .device import _as_handle
+        from .runtime import _runtime_res
+        p = _as_handle(ptr, "host memory")
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        self = cls.__new__(cls)
+        self._setup(p, nbytes, own, _runtime_res())
+        return self
+
+    def _setup(self, p, nbytes, own, rt) -> None:
+        self._ptr, self._addr, self.nbytes = p, int(ffi.cast("uintptr_t", p)), nbytes
+        self.owns_handle = bool(own)
+        release = (lambda: warn_status(lib.aclrtFreeHost(p), "aclrtFreeHost", stacklevel=4)) if own else None
+        self._adopt(_Res("HostMemory", release, (rt,)))
+
+    @property
+    def ptr(self):
+        self._check_open()
+        return self._ptr
+
+    def __int__(self):
+        self._check_open()
+        return self._addr
+
+    __index__ = __int__
+
+    @property
+    def buffer(self) -> memoryview:
+        """A writable memoryview of the ``nbytes`` bytes (do not use it after close)."""
+        self._check_open()
+        return memoryview(ffi.buffer(self._ptr, self.nbytes))
+
+    def numpy(self, dtype="uint8", shape=None) -> np.ndarray:
+        """A numpy view of the memory (no copy; do not use it after close)."""
+        dt = np.dtype(dtype)
+        a = np.frombuffer(self.buffer, dt, self.nbytes // dt.itemsize)
+        return a if shape is None else a.reshape(shape)
+
+    def __repr__(self):
+        if self.closed:
+            return "<HostMemory closed>"
+        return f"<HostMemory 0x{self._addr:x} nbytes={self.nbytes}{'' if self.owns_handle else ' borrowed'}>"
 
 
 class _KeepObject(_Res):

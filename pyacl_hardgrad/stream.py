@@ -25,10 +25,11 @@ def _out_buffers():
     return b
 
 
-def _destroy_stream(handle, pending: list, pins: dict, gone: threading.Event) -> None:
+def _destroy_stream(handle, pending: list, pins: dict, gone: threading.Event, destroy: bool = True) -> None:
     try:
         warn_status(lib.aclrtSynchronizeStream(handle), "aclrtSynchronizeStream", stacklevel=4)
-        warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream", stacklevel=4)
+        if destroy:                  # a borrowed stream (from_handle) stays with its owner
+            warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream", stacklevel=4)
     finally:
         _drop_pending(pending)
         held = []
@@ -101,6 +102,31 @@ class Stream(CHandle):
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
+
+    owns_handle = True
+
+    @classmethod
+    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Stream":
+        """Wrap an aclrtStream made elsewhere: an int as pyACL's ``acl.rt.create_stream`` returns
+        it (0: the default stream of the current context), or a cdata.
+
+        ``own=False`` borrows it: ``close()`` waits for the work this object enqueued and lets go
+        of what that work held, and the stream stays its creator's to destroy.  ``own=True``
+        takes it over: ``close()`` also destroys it.  ``device`` (a Device or an id; default:
+        the calling thread's current device) is the device it belongs to.
+        """
+        from .device import _as_handle, _held_state
+        h = _as_handle(handle, "stream", null_ok=not own)
+        state = _held_state(device)
+        self = cls.__new__(cls)
+        pending: list = []
+        pins: dict = {}
+        self._handle, self._pending, self._pins, self._unpin = h, pending, pins, []
+        self._device_state = state
+        self.owns_handle = bool(own)
+        gone = self._gone = threading.Event()
+        self._adopt(_Res("Stream", lambda: _destroy_stream(h, pending, pins, gone, own), (state.res,)))
+        return self
 
     @property
     def device_id(self) -> int:
@@ -250,6 +276,26 @@ class Event(CHandle):
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
+
+    owns_handle = True
+
+    @classmethod
+    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Event":
+        """Wrap an aclrtEvent made elsewhere (an int as pyACL returns it, or a cdata).
+
+        ``own=False`` borrows it (``close()`` leaves it to its creator); ``own=True`` makes
+        ``close()`` destroy it.  ``device``: as for ``Stream.from_handle``.
+        """
+        from .device import _as_handle, _held_state
+        h = _as_handle(handle, "event")
+        state = _held_state(device)
+        self = cls.__new__(cls)
+        self._handle = h
+        self._device_state = state
+        self.owns_handle = bool(own)
+        release = (lambda: warn_status(lib.aclrtDestroyEvent(h), "aclrtDestroyEvent", stacklevel=4)) if own else None
+        self._adopt(_Res("Event", release, (state.res,)))
+        return self
 
     def record(self, stream: Stream) -> "Event":
         _args.instance(stream, Stream, "stream")

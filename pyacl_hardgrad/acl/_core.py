@@ -1,0 +1,150 @@
+"""How pyACL's functions are made from the binding's C functions.
+
+Every function calls ``pyacl_hardgrad._binding.lib`` (real CANN or the embedded runtime, the
+call path of the whole package).  pyACL's conventions:
+
+* handles and pointers are plain ints both ways, 0 for NULL;
+* an action returns its ``ret`` alone; a creator or getter returns ``(value, ret)`` (or
+  ``(value1, value2, ..., ret)``);
+* runtime failures are returned, never raised; only arguments that cannot be parsed raise
+  (``TypeError("acl.<module>.<name> args parse failed")``, see ``_args``).
+
+A C function that the headers of this package do not declare yet is reported as CANN reports
+an API the loaded libraries lack: ACL_ERROR_API_NOT_SUPPORT (200001), with 0 for every value
+of a getter.  A declared function missing from the loaded libraries returns the same code from
+the binding's stub.
+"""
+from __future__ import annotations
+
+from .._binding import ffi, lib
+from ._args import parse
+
+ACL_SUCCESS = 0
+ACL_ERROR_API_NOT_SUPPORT = 200001
+
+_NULL = ffi.NULL
+_MASK32 = (1 << 32) - 1
+
+# Argument specs: the pyACL parse code of each letter, and how its value goes to C.
+#   p pointer/handle (k -> void *)   k size (k)   K uint64 (K)   i int32 (i)
+#   e enum (i, as C's unsigned view)  I uint32 (I)   s string (s -> char *)
+_PARSE = {"p": "k", "k": "k", "K": "K", "i": "i", "e": "i", "I": "I", "s": "s"}
+
+
+def _to_c(code: str, v):
+    if code == "p":
+        return ffi.cast("void *", v)
+    if code == "e":
+        return v & _MASK32
+    return v
+
+
+def c_function(cname: str):
+    """The binding's function ``cname``, or None when the headers do not declare it."""
+    return getattr(lib, cname, None)
+
+
+def address(p) -> int:
+    """A C pointer as pyACL returns it: its address as an int, 0 for NULL."""
+    return int(ffi.cast("uintptr_t", p))
+
+
+def _py_value(box):
+    v = box[0]
+    if isinstance(v, (int, float)):
+        return v
+    if ffi.typeof(v).kind == "pointer":
+        return address(v)
+    return int(v)
+
+
+def _name(module: str, pyname: str, doc: str, fn):
+    fn.__name__ = fn.__qualname__ = pyname
+    fn.__module__ = module
+    fn.__doc__ = doc
+    return fn
+
+
+def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: bool = True,
+           message: str | None = None):
+    """``ret = acl.<module>.<pyname>(args)`` calling ``cname(args)``.
+
+    ``parse_args=False``: pyACL parses nothing and ignores whatever it is given.
+    ``message``: pyACL's parse-failure text when it is not "<module>.<pyname> args parse failed".
+    """
+    fn = c_function(cname)
+    full = f"{module}.{pyname}"
+    fmt = "".join(_PARSE[c] for c in spec)
+
+    if not parse_args:
+        def f(*args):
+            return ACL_ERROR_API_NOT_SUPPORT if fn is None else fn()
+    elif not spec:
+        def f(*args):
+            parse(full, args, "", message)
+            return ACL_ERROR_API_NOT_SUPPORT if fn is None else fn()
+    else:
+        def f(*args):
+            vals = parse(full, args, fmt, message)
+            if fn is None:
+                return ACL_ERROR_API_NOT_SUPPORT
+            return fn(*[_to_c(c, v) for c, v in zip(spec, vals)])
+    return _name(module, pyname, f"{full}({', '.join(spec)}) -> ret  ({cname})", f)
+
+
+def query(module: str, pyname: str, cname: str, spec: str = "", outs=(0,), *, parse_args: bool = True,
+          zero=None, message: str | None = None):
+    """``(value..., ret) = acl.<module>.<pyname>(args)``: ``cname`` with out-parameters at the
+    positions ``outs`` of its C argument list and the parsed arguments in the other places.
+
+    ``zero``: the values returned with ACL_ERROR_API_NOT_SUPPORT (default: 0 each).
+    """
+    fn = c_function(cname)
+    full = f"{module}.{pyname}"
+    fmt = "".join(_PARSE[c] for c in spec)
+    nargs = len(spec) + len(outs)
+    zero = tuple(zero) if zero is not None else (0,) * len(outs)
+    out_types = [ffi.typeof(fn).args[i] for i in outs] if fn is not None else []
+
+    def f(*args):
+        vals = parse(full, args, fmt, message) if parse_args else []
+        if fn is None:
+            return (*zero, ACL_ERROR_API_NOT_SUPPORT)
+        boxes = [ffi.new(t) for t in out_types]
+        it_in, it_out = iter(zip(spec, vals)), iter(boxes)
+        cargs = [next(it_out) if i in outs else _to_c(*next(it_in)) for i in range(nargs)]
+        ret = fn(*cargs)
+        return (*[_py_value(b) for b in boxes], ret)
+    return _name(module, pyname, f"{full}({', '.join(spec)}) -> ({', '.join('v' * len(outs))}, ret)  ({cname})", f)
+
+
+_NO_VALUE = object()
+
+
+def not_supported(module: str, pyname: str, fmt: str | None = None, values=(), *, bare=_NO_VALUE,
+                  message: str | None = None):
+    """A pyACL function of a part this package leaves out (model inference, media).
+
+    Returns ``(*values, ACL_ERROR_API_NOT_SUPPORT)`` (just the code when ``values`` is empty),
+    or the single value ``bare`` for functions that return one value and no status (a NULL
+    handle 0, a count 0, None for a name).  ``fmt``: pyACL's parse format, checked as pyACL
+    checks it (bad arguments raise its TypeError); None accepts anything.
+    """
+    full = f"{module}.{pyname}"
+    values = tuple(values)
+    result = bare if bare is not _NO_VALUE else ((*values, ACL_ERROR_API_NOT_SUPPORT) if values
+                                                 else ACL_ERROR_API_NOT_SUPPORT)
+
+    def f(*args):
+        if fmt is not None:
+            parse(full, args, fmt, message)
+        return result
+    return _name(module, pyname, f"{full}(...) -> {result!r}: not supported by this package "
+                                 "(no model-inference or media runtime)", f)
+
+
+def string_or_none(p):
+    """A ``const char *`` result as pyACL builds it ("s"): None for NULL, else the text."""
+    if p == _NULL:
+        return None
+    return ffi.string(p).decode("utf-8", errors="replace")

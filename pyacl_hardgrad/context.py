@@ -1,0 +1,81 @@
+"""Contexts (aclrtCreateContext / aclrtDestroyContext / aclrtSetCurrentContext).
+
+ACL gives each host thread a current context; ``Device`` uses the device's default context.
+``Context`` is for code that manages contexts itself, as pyACL scripts do
+(``acl.rt.create_context(0)``): create one, make it current on a thread, or wrap one made
+elsewhere with ``Context.from_handle(h)``; ``int(ctx)`` is the handle pyACL takes.
+"""
+from __future__ import annotations
+
+from ._binding import ffi, lib
+from ._lifetime import CHandle, _Res
+from .errors import check, warn_status
+
+__all__ = ["Context"]
+
+
+class Context(CHandle):
+    """An ACL context on a device.  ``Context(device)`` creates one (aclrtCreateContext, which
+    also makes it the calling thread's current context); closing destroys it."""
+
+    owns_handle = True
+
+    def __init__(self, device=0):
+        from .device import _held_state
+        state = _held_state(device)
+        try:
+            p = ffi.new("aclrtContext *")
+            check(lib.aclrtCreateContext(p, state.id), "aclrtCreateContext")
+        except BaseException:
+            state.res.release()
+            raise
+        self._setup(p[0], state, True)
+
+    @classmethod
+    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Context":
+        """Wrap an aclrtContext made elsewhere (an int as pyACL returns it, or a cdata).
+        ``own=True``: closing destroys it; otherwise its creator does.  ``device``: the device
+        it belongs to (a Device or an id; default: the calling thread's current device)."""
+        from .device import _as_handle, _held_state
+        h = _as_handle(handle, "context")
+        self = cls.__new__(cls)
+        self._setup(h, _held_state(device), own)
+        return self
+
+    @classmethod
+    def current(cls) -> "Context | None":
+        """The calling thread's current context, borrowed (None when there is none)."""
+        from .runtime import _runtime_res
+        rt = _runtime_res()
+        try:
+            p = ffi.new("aclrtContext *")
+            if lib.aclrtGetCurrentContext(p) != 0 or p[0] == ffi.NULL:
+                return None
+            return cls.from_handle(p[0])
+        finally:
+            rt.release()
+
+    def _setup(self, handle, state, own) -> None:
+        self._handle = handle
+        self._device_state = state
+        self.owns_handle = bool(own)
+        release = ((lambda: warn_status(lib.aclrtDestroyContext(handle), "aclrtDestroyContext", stacklevel=4))
+                   if own else None)
+        self._adopt(_Res("Context", release, (state.res,)))
+
+    @property
+    def device_id(self) -> int:
+        return self._device_state.id
+
+    def make_current(self) -> "Context":
+        """Make this the calling thread's current context (aclrtSetCurrentContext)."""
+        check(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
+        return self
+
+    def __int__(self):
+        return int(ffi.cast("uintptr_t", self.handle))
+
+    def __repr__(self):
+        if self.closed:
+            return "<Context closed>"
+        return f"<Context 0x{int(self):x} on device {self.device_id}{'' if self.owns_handle else ' borrowed'}>"
