@@ -81,6 +81,27 @@ def _check_extent(shape, strides, offset, npdt) -> None:
                              "2**63 - 1 bytes")
 
 
+def _check_registered(ptr: int, first: int, end: int, device_id: int) -> None:
+    """With the embedded runtime, a foreign view's bytes [ptr + first, ptr + end) must lie in
+    one live device allocation of ``device_id`` (a real CANN install cannot be asked)."""
+    from ._binding import BACKEND
+    if not BACKEND.is_embedded:
+        return
+    info = ffi.new("hgAllocation *")
+    if lib.hgQueryAllocation(ffi.cast("void *", ptr + first), info):
+        return
+    where = f"the view's first element at 0x{ptr + first:x}"
+    if info.kind == lib.HG_MEMORY_UNKNOWN:
+        raise ValueError(f"{where} is in no live device allocation (aclrtMalloc) of the embedded runtime")
+    if info.kind == lib.HG_MEMORY_HOST:
+        raise ValueError(f"{where} is in host memory (aclrtMallocHost at 0x{info.base:x}), not device memory")
+    if ptr + end > info.base + info.size:
+        raise ValueError(f"the view [0x{ptr + first:x}, 0x{ptr + end:x}) reaches {ptr + end - info.base - info.size} "
+                         f"bytes past the end of its {info.size}-byte allocation at 0x{info.base:x}")
+    if info.deviceId != device_id:
+        raise ValueError(f"{where} is memory of device {info.deviceId}, but the tensor is for device {device_id}")
+
+
 def _destroy_tensor(handle):
     warn_status(lib.aclDestroyTensor(handle), "aclDestroyTensor", stacklevel=5)
 
@@ -228,6 +249,7 @@ class Tensor(CHandle):
                 if base <= ptr <= base + mem.nbytes and ptr + (hi + 1) * npdt.itemsize > base + mem.nbytes:
                     raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) at byte "
                                      f"{ptr - base} of the owner's {mem.nbytes}-byte allocation reaches past its end")
+            _check_registered(ptr, lo * npdt.itemsize, (hi + 1) * npdt.itemsize, state.id)
         dep = owner._res.retain() if isinstance(owner, Handle) else _ForeignOwner(owner)
         return cls._new(dep, ffi.cast("void *", ptr), state, shape, strides, offset, npdt, storage,
                         owner if isinstance(owner, DeviceMemory) else None)

@@ -199,3 +199,24 @@ def test_reading_a_result_while_another_thread_closes_its_stream_waits_for_the_w
             closer.join()
             out.close()
             assert np.array_equal(got, grad)
+
+
+def test_from_device_pointer_checks_the_allocation_registry(hg, dev):
+    if not hg.BACKEND.is_embedded:
+        pytest.skip("the registry is the embedded runtime's")
+    host = np.zeros(16, np.float32)
+    _raises(ValueError, r"is in no live device allocation \(aclrtMalloc\)",
+            hg.Tensor.from_device_pointer, host.ctypes.data, (4,), "float32", device=dev)
+    with dev.allocate(64) as m:
+        _raises(ValueError, r"reaches 16 bytes past the end of its 64-byte allocation",
+                hg.Tensor.from_device_pointer, int(m) + 16, (16,), "float32", device=dev)
+        freed = int(m)
+    _raises(ValueError, r"in no live device allocation", hg.Tensor.from_device_pointer, freed, (4,), device=dev)
+    from pyacl_hardgrad import ffi, lib
+    p = ffi.new("void **")
+    assert lib.aclrtMallocHost(p, 64) == 0
+    try:
+        _raises(ValueError, r"is in host memory \(aclrtMallocHost",
+                hg.Tensor.from_device_pointer, int(ffi.cast("uintptr_t", p[0])), (4,), device=dev)
+    finally:
+        lib.aclrtFreeHost(p[0])

@@ -27,6 +27,24 @@ typedef struct hgLiveCounts {
 
 ACL_FUNC_VISIBILITY aclError hgGetLiveCounts(hgLiveCounts *counts);
 
+/* What kind of memory an address lies in, as the embedded runtime's allocation registry
+ * knows it. */
+typedef enum hgMemoryKind {
+    HG_MEMORY_UNKNOWN = 0, /* in no live allocation of this runtime */
+    HG_MEMORY_DEVICE = 1,  /* in an aclrtMalloc block */
+    HG_MEMORY_HOST = 2,    /* in an aclrtMallocHost block */
+} hgMemoryKind;
+
+typedef struct hgAllocation {
+    int32_t kind;     /* hgMemoryKind */
+    int32_t deviceId; /* the device of a device block, -1 otherwise */
+    uintptr_t base;   /* the block's first byte (0 when unknown) */
+    size_t size;      /* the block's size in bytes (0 when unknown) */
+} hgAllocation;
+
+/* The live allocation that holds the byte at ptr (kind HG_MEMORY_UNKNOWN when none). */
+ACL_FUNC_VISIBILITY aclError hgQueryAllocation(const void *ptr, hgAllocation *info);
+
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);
 

@@ -94,6 +94,10 @@ HG_INTERNAL const char *hg_dtype_name(aclDataType dtype);
 /* A scalar's value as fp32, converted as CANN does (round to nearest). */
 HG_INTERNAL aclnnStatus hg_scalar_to_float(const aclScalar *scalar, float *value);
 
+/* The live allocation holding the byte at p (see hgAllocation in pyacl_hardgrad/embedded.h):
+ * returns its kind (0 none, 1 device, 2 host) and fills *base, *size, *device. */
+HG_INTERNAL int hg_mem_find(const void *p, uintptr_t *base, size_t *size, int *device);
+
 /* What an operator hands the executor: its name, what phase 2 runs, how to free. */
 typedef struct hg_exec_ops {
     const char *op_name;                          /* e.g. "aclnnHardtanhBackward" */

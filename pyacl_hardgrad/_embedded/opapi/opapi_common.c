@@ -3,6 +3,7 @@
  * pipeline of libopapi's operators.
  */
 #include "opapi_common.h"
+#include "pyacl_hardgrad/embedded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,11 +155,71 @@ aclnnStatus hg_check_format(const char *func, const char *name, const aclTensor 
     return ACLNN_ERR_PARAM_INVALID;
 }
 
+/* The byte span [*first, *end) of t's elements; 0 when it does not fit the address space. */
+static int view_span(const aclTensor *t, size_t elsize, uintptr_t *first, uintptr_t *end)
+{
+    int64_t lo = t->offset, hi = t->offset;
+    for (uint64_t i = 0; i < (uint64_t)t->ndim; i++) {
+        int64_t n = t->shape[i] - 1, s = t->strides[i], step;
+        if (n <= 0 || s == 0)
+            continue;
+        if (__builtin_mul_overflow(n, s, &step))
+            return 0;
+        if (s > 0 ? __builtin_add_overflow(hi, step, &hi) : __builtin_add_overflow(lo, step, &lo))
+            return 0;
+    }
+    int64_t blo, bend;
+    if (__builtin_mul_overflow(lo, (int64_t)elsize, &blo) ||
+        __builtin_mul_overflow(hi + 1, (int64_t)elsize, &bend))
+        return 0;
+    uintptr_t base = (uintptr_t)t->data;
+    if (blo < 0 ? (uintptr_t)(-blo) > base : (uintptr_t)blo > UINTPTR_MAX - base)
+        return 0;
+    if ((uintptr_t)bend > UINTPTR_MAX - base)
+        return 0;
+    *first = base + (uintptr_t)blo;
+    *end = base + (uintptr_t)bend;
+    return 1;
+}
+
 aclnnStatus hg_check_data(const char *func, const char *name, const aclTensor *t)
 {
-    if (t->numel > 0 && t->data == NULL) {
+    if (t->numel <= 0)
+        return ACLNN_SUCCESS;
+    if (t->data == NULL) {
         hg_set_error(func, "%s has %lld elements but its data address is null", name, (long long)t->numel);
         return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    size_t es = hg_dtype_size(t->dtype);
+    if (es > 1 && (uintptr_t)t->data % es != 0) {
+        hg_set_error(func, "%s's data address %p is not aligned to its %zu-byte %s elements", name, t->data, es,
+                     hg_dtype_name(t->dtype));
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    uintptr_t first, end, base;
+    if (!view_span(t, es, &first, &end)) {
+        hg_set_error(func, "%s's view (offset %lld, %lld elements) does not fit the address space", name,
+                     (long long)t->offset, (long long)t->numel);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    size_t size;
+    int device;
+    int kind = hg_mem_find((const void *)first, &base, &size, &device);
+    if (kind == HG_MEMORY_UNKNOWN) {
+        hg_set_error(func, "%s's elements start at %p, which is in no live device allocation (aclrtMalloc)", name,
+                     (void *)first);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (kind == HG_MEMORY_HOST) {
+        hg_set_error(func, "%s's elements are in host memory (aclrtMallocHost at %p); operators need device "
+                     "memory (aclrtMalloc)", name, (void *)base);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (end - base > size) {
+        hg_set_error(func, "%s's elements [%p, %p) reach %llu bytes past the end of their %zu-byte device "
+                     "allocation at %p", name, (void *)first, (void *)end,
+                     (unsigned long long)(end - base - size), size, (void *)base);
+        return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pyacl_hardgrad/embedded.h"
 #include "rt_internal.h"
 
 #define DEVICE_ALIGN 512u
@@ -426,5 +427,55 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
     pthread_mutex_unlock(&g_mem_mu);
     *total = (size_t)capacity;
     *free_ = (size_t)(used <= capacity ? capacity - used : 0);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------- registry queries */
+
+static int find_in(const hg_blocks *b, uintptr_t a, uintptr_t *base, size_t *size, int *device)
+{
+    size_t i = upper_bound(b, a);
+    if (i == 0)
+        return 0;
+    const hg_block *blk = &b->v[i - 1];
+    if (a - blk->base >= blk->size)
+        return 0;
+    *base = blk->base;
+    *size = blk->size;
+    *device = blk->device;
+    return 1;
+}
+
+int hg_mem_find(const void *p, uintptr_t *base, size_t *size, int *device)
+{
+    uintptr_t a = (uintptr_t)p;
+    int kind = HG_MEMORY_UNKNOWN;
+    *base = 0;
+    *size = 0;
+    *device = -1;
+    pthread_mutex_lock(&g_mem_mu);
+    if (find_in(&g_dev_blocks, a, base, size, device))
+        kind = HG_MEMORY_DEVICE;
+    else if (find_in(&g_host_blocks, a, base, size, device))
+        kind = HG_MEMORY_HOST;
+    pthread_mutex_unlock(&g_mem_mu);
+    if (kind == HG_MEMORY_HOST)
+        *device = -1;
+    return kind;
+}
+
+ACL_FUNC_VISIBILITY aclError hgQueryAllocation(const void *ptr, hgAllocation *info)
+{
+    if (!info) {
+        hg_set_error("hgQueryAllocation", "info is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    uintptr_t base;
+    size_t size;
+    int device;
+    info->kind = hg_mem_find(ptr, &base, &size, &device);
+    info->deviceId = device;
+    info->base = base;
+    info->size = size;
     return ACL_SUCCESS;
 }

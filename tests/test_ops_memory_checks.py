@@ -1,0 +1,97 @@
+"""Phase 1 checks every tensor's whole extent against the embedded runtime's allocation
+registry and its element alignment, so no kernel reads or writes outside device memory
+(on an NPU such a view fails at run time; here it is refused with 161002 up front)."""
+import numpy as np
+import pytest
+
+from pyacl_hardgrad import ffi, lib
+
+
+def _status_and_message(fn, *args):
+    st = fn(*args)
+    msg = ffi.string(lib.aclGetRecentErrMsg()).decode() if st else ""
+    return st, msg
+
+
+@pytest.fixture
+def device(hg):
+    with hg.Device(0) as d:
+        if not hg.BACKEND.is_embedded:
+            pytest.skip("the allocation registry is the embedded runtime's")
+        yield d
+
+
+def _tensor(addr, n, dtype=lib.ACL_FLOAT):
+    dims = ffi.new("int64_t[]", [n])
+    strides = ffi.new("int64_t[]", [1])
+    t = lib.aclCreateTensor(dims, 1, dtype, strides, 0, lib.ACL_FORMAT_ND, dims, 1, ffi.cast("void *", addr))
+    assert t != ffi.NULL
+    return t
+
+
+def _phase1(good, bad, position):
+    """aclnnHardsigmoidBackward's phase 1 with `bad` in `position` (0 grad, 1 self, 2 out)."""
+    ts = [good, good, good]
+    ts[position] = bad
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    st, msg = _status_and_message(lib.aclnnHardsigmoidBackwardGetWorkspaceSize, ts[0], ts[1], ts[2], ws, ex)
+    if st == 0:
+        lib.aclDestroyAclOpExecutor(ex[0])
+    return st, msg
+
+
+@pytest.mark.parametrize("position, name", [(0, "gradOutput"), (1, "self"), (2, "out")])
+def test_a_view_past_its_allocation_is_refused(device, position, name):
+    with device.allocate(64) as m:
+        good = _tensor(int(m), 16)
+        bad = _tensor(int(m) + 32, 16)           # 16 floats from byte 32 of a 64-byte block
+        try:
+            assert _phase1(good, good, position) == (0, "")
+            st, msg = _phase1(good, bad, position)
+            assert st == lib.ACLNN_ERR_PARAM_INVALID
+            assert f"{name}'s elements" in msg and "reach 32 bytes past the end of their 64-byte device allocation" in msg
+        finally:
+            lib.aclDestroyTensor(good)
+            lib.aclDestroyTensor(bad)
+
+
+def test_memory_unknown_to_the_runtime_or_host_memory_is_refused(device):
+    host = np.zeros(16, np.float32)
+    p = ffi.new("void **")
+    assert lib.aclrtMallocHost(p, 64) == 0
+    with device.allocate(64) as m:
+        good = _tensor(int(m), 16)
+        unknown = _tensor(host.ctypes.data, 16)
+        pinned = _tensor(int(ffi.cast("uintptr_t", p[0])), 16)
+        try:
+            st, msg = _phase1(good, unknown, 1)
+            assert st == lib.ACLNN_ERR_PARAM_INVALID and "in no live device allocation (aclrtMalloc)" in msg
+            st, msg = _phase1(good, pinned, 2)
+            assert st == lib.ACLNN_ERR_PARAM_INVALID and "are in host memory (aclrtMallocHost" in msg
+        finally:
+            for t in (good, unknown, pinned):
+                lib.aclDestroyTensor(t)
+    lib.aclrtFreeHost(p[0])
+
+
+def test_a_misaligned_view_is_refused_before_any_kernel_loads_it(device):
+    with device.allocate(128) as m:
+        good = _tensor(int(m), 16)
+        odd = _tensor(int(m) + 2, 16)
+        try:
+            st, msg = _phase1(good, odd, 0)
+            assert st == lib.ACLNN_ERR_PARAM_INVALID
+            assert "data address" in msg and "is not aligned to its 4-byte DT_FLOAT elements" in msg
+        finally:
+            lib.aclDestroyTensor(good)
+            lib.aclDestroyTensor(odd)
+
+
+def test_query_allocation_reports_kind_device_and_block(device):
+    info = ffi.new("hgAllocation *")
+    with device.allocate(100) as m:
+        assert lib.hgQueryAllocation(ffi.cast("void *", int(m) + 99), info) == 0
+        assert (info.kind, info.deviceId, info.base, info.size) == (lib.HG_MEMORY_DEVICE, 0, int(m), 100)
+        assert lib.hgQueryAllocation(ffi.cast("void *", int(m) + 100), info) == 0
+        assert info.kind == lib.HG_MEMORY_UNKNOWN or info.base != int(m)
+    assert lib.hgQueryAllocation(ffi.NULL, ffi.NULL) == lib.ACL_ERROR_INVALID_PARAM
