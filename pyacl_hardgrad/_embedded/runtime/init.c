@@ -103,11 +103,6 @@ static void read_environment(void)
     if (!(s && parse_size(s, &us) && us <= 100000))
         us = DEFAULT_SPIN_NS / 1000;
     atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
-
-    s = getenv("PYACL_HARDGRAD_SOC");
-    if (!s || !*s)
-        s = "Ascend910B";
-    snprintf(hg_rt.soc_name, sizeof hg_rt.soc_name, "%s", s);
 }
 
 static aclError check_config(const char *path)
@@ -151,7 +146,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     }
     pthread_mutex_unlock(&hg_rt.mu);
     pthread_mutex_unlock(&hg_rt.life_mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclFinalize(void)
@@ -169,7 +164,7 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
         }
         pthread_mutex_unlock(&hg_rt.mu);
         pthread_mutex_unlock(&hg_rt.life_mu);
-        return rc;
+        return hg_rt_ret(rc);
     }
     hg_stream *dead = NULL;
     hg_device_close_all_locked(&dead);
