@@ -311,7 +311,7 @@ def test_callbacks_run_on_the_subscribed_thread(acl, hg):
         assert acl.rt.subscribe_report(threading.get_ident(), s) == NOT_SUPPORT
         assert acl.rt.unsubscribe_report(threading.get_ident(), s) == NOT_SUPPORT
         assert acl.rt.process_report(100) == NOT_SUPPORT
-        assert acl.rt.pending_callback_count() == 0
+        assert acl.rt._pending_callback_count() == 0
         assert acl.rt.destroy_stream(s) == 0
         return
     ctx, _ = acl.rt.get_context()

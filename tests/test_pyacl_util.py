@@ -202,3 +202,55 @@ def test_model_calls_parse_as_pyacl_does(acl):
         acl.mdl.execute("1", 0, 0)
     with pytest.raises(TypeError, match=r"acl.media.dvpp_malloc args parse failed!"):
         acl.media.dvpp_malloc("16")
+
+
+def _module_functions(module):
+    return {n: getattr(module, n) for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))}
+
+
+@pytest.mark.parametrize("part", ["mdl", "media"])
+def test_every_model_and_media_function_answers_not_supported(acl, part):
+    """Each function returns 200001 last, or a bare NULL / zero / -1 / None, whatever it is given
+    when pyACL's format is unknown, and raises pyACL's TypeError on unparsable input when it is."""
+    functions = _module_functions(getattr(acl, part))
+    assert len(functions) > (30 if part == "mdl" else 90)
+    for name, fn in functions.items():
+        fmt = None
+        try:
+            result = fn()
+        except TypeError as exc:                     # a known format with required arguments
+            assert "args parse failed" in str(exc), name
+            fmt = True
+            result = None
+        if fmt:
+            with pytest.raises(TypeError, match=f"acl.{part}.{name} args parse failed"):
+                fn(object(), object(), object(), object(), object(), object(), object(), object())
+            continue
+        if isinstance(result, tuple):
+            assert result[-1] == NOT_SUPPORT and all(v in (0, {}) for v in result[:-1]), name
+        else:
+            assert result in (NOT_SUPPORT, 0, -1, None), (name, result)
+
+
+def test_data_buffers_without_the_runtime_functions(acl, hg):
+    """The data-buffer helpers of pyACL's top level (model inference) follow the same rule."""
+    if hasattr(hg.lib, "aclCreateDataBuffer"):
+        buf = acl.create_data_buffer(0x1000, 16)
+        assert buf != 0 and acl.get_data_buffer_addr(buf) == 0x1000 and acl.get_data_buffer_size(buf) == 16
+        assert acl.destroy_data_buffer(buf) == 0
+    else:
+        assert acl.create_data_buffer(0x1000, 16) == 0
+        assert acl.get_data_buffer_addr(0) == 0 and acl.get_data_buffer_size(0) == 0
+        assert acl.destroy_data_buffer(0) == NOT_SUPPORT and acl.update_data_buffer(0, 0, 0) == NOT_SUPPORT
+    for name, args in [("create_data_buffer", ("p", 1)), ("get_data_buffer_addr", (1.5,)),
+                       ("destroy_data_buffer", (None,)), ("update_data_buffer", (0, 0))]:
+        with pytest.raises(TypeError, match=f"acl.{name} args parse failed"):
+            getattr(acl, name)(*args)
+    for name, args, cname in [("get_cann_attribute", (0,), "aclGetCannAttribute"),
+                              ("get_device_capability", (0, 0), "aclGetDeviceCapability"),
+                              ("get_version_str", ("runtime",), "aclsysGetVersionStr")]:
+        value, ret = getattr(acl, name)(*args)
+        if not hasattr(hg.lib, cname):
+            assert (value, ret) == ("" if name == "get_version_str" else 0, NOT_SUPPORT), name
+        else:
+            assert isinstance(ret, int) and isinstance(value, str if name == "get_version_str" else int), name

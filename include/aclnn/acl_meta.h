@@ -6,6 +6,7 @@
 #define PYACL_HARDGRAD_ACLNN_ACL_META_H_
 
 #include "../acl/acl_base.h"
+#include "../opdev/op_errno.h"
 
 #if defined(__cplusplus) && !defined(PYACL_HARDGRAD_CDEF)
 extern "C" {
@@ -17,25 +18,7 @@ typedef struct aclScalar aclScalar;
 
 typedef int32_t aclnnStatus;
 
-#define ACLNN_SUCCESS 0
-#define ACLNN_ERR_PARAM_NULLPTR 161001
-#define ACLNN_ERR_PARAM_INVALID 161002
-#define ACLNN_ERR_RUNTIME_ERROR 361001
-#define ACLNN_ERR_INNER 561000
-#define ACLNN_ERR_INNER_INFERSHAPE_ERROR 561001
-#define ACLNN_ERR_INNER_TILING_ERROR 561002
-#define ACLNN_ERR_INNER_FIND_KERNEL_ERROR 561003
-#define ACLNN_ERR_INNER_CREATE_EXECUTOR 561101
-#define ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR 561102
-#define ACLNN_ERR_INNER_NULLPTR 561103
-#define ACLNN_ERR_INNER_WRONG_ATTR_INFO_SIZE 561104
-#define ACLNN_ERR_INNER_KEY_CONFILICT 561105
-#define ACLNN_ERR_INNER_INVALID_IMPL_MODE 561106
-#define ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND 561107
-#define ACLNN_ERR_INNER_LOAD_JSON_FAILED 561108
-#define ACLNN_ERR_INNER_JSON_VALUE_NOT_FOUND 561109
-#define ACLNN_ERR_INNER_JSON_FORMAT_INVALID 561110
-#define ACLNN_ERR_INNER_OPP_KERNEL_PKG_NOT_FOUND 561111
+/* ACLNN_SUCCESS, ACLNN_ERR_*: opdev/op_errno.h (included above) */
 
 /* Tensor descriptor over device memory: view shape, strides and offset in elements,
  * storage shape of the whole allocation.  Returns NULL on a malformed descriptor and

@@ -29,7 +29,7 @@ LIBRARIES = (
 
 COMMON_CFLAGS = [
     "-std=c11", "-O2", "-fPIC", "-fvisibility=hidden", "-pthread",
-    "-Wall", "-Wextra", "-D_GNU_SOURCE",
+    "-Wall", "-Wextra", "-D_GNU_SOURCE", "-DFUNC_VISIBILITY",
     # The kernels' numerics are specified without fused multiply-add.
     "-ffp-contract=off", "-fno-fast-math",
 ]

@@ -169,7 +169,7 @@ def launch_callback(*args):
     return ret
 
 
-def pending_callback_count() -> int:
+def _pending_callback_count() -> int:
     """Callbacks launched and not run yet (not part of pyACL; for tests and diagnostics)."""
     return len(_pending_callbacks)
 

@@ -4,6 +4,7 @@
 #ifndef PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
 #define PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,35 @@ static const char *g_check = "?";
             exit(1);                                                                     \
         }                                                                                \
     } while (0)
+
+/* The thread's error text holds every word given (and is consumed). */
+#define EXPECT_MSG(...) expect_msg(__LINE__, __VA_ARGS__, (const char *)NULL)
+static inline void expect_msg(int line, ...)
+{
+    const char *m = aclGetRecentErrMsg();
+    va_list ap;
+    va_start(ap, line);
+    for (const char *w = va_arg(ap, const char *); w; w = va_arg(ap, const char *)) {
+        if (!m || !strstr(m, w)) {
+            printf("FAIL %s line %d: error text \"%s\" lacks \"%s\"\n", g_check, line, m ? m : "(null)", w);
+            exit(1);
+        }
+    }
+    va_end(ap);
+}
+
+/* Nothing of the runtime is alive. */
+static inline void expect_all_zero(void)
+{
+    hgLiveCounts c;
+    EXPECT(hgGetLiveCounts(&c), ACL_SUCCESS);
+    EXPECT(c.deviceAllocations, 0);
+    EXPECT(c.deviceBytes, 0);
+    EXPECT(c.hostAllocations, 0);
+    EXPECT(c.streams, 0);
+    EXPECT(c.events, 0);
+    EXPECT(c.contexts, 0);
+}
 
 static inline void sleep_ms(int ms)
 {

@@ -15,6 +15,11 @@
 #include <stdint.h>
 #include <stddef.h>
 
+/* Export the ACL_FUNC_VISIBILITY functions of the libraries built from these sources. */
+#ifndef FUNC_VISIBILITY
+#define FUNC_VISIBILITY 1
+#endif
+
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "pyacl_hardgrad/embedded.h"
@@ -49,6 +54,13 @@ typedef void (*hg_task_fn)(void *arg);
  * On failure nothing is enqueued, fn is not called, the error text names `caller`,
  * and the caller still owns arg. */
 HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
+
+/* Device of a stream handle (NULL: the calling thread's current device), or -1 with the
+ * error text naming `caller` and *err set. */
+HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclError *err);
+/* Device whose memory holds [p, p + n): -1 for host memory or an unknown address, -2 when
+ * the range starts in a device allocation and runs past its end. */
+HG_INTERNAL int hg_memory_device(const void *p, size_t n);
 
 /* ------------------------------------------------------------------ libnnopbase */
 

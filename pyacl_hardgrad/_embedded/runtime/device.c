@@ -1,5 +1,6 @@
 /* Devices: per-thread current device, process-wide reference counts. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt_internal.h"
 
@@ -77,6 +78,8 @@ static void close_device_locked(int dev, hg_stream **dead)
     hg_device *d = &hg_rt.dev[dev];
     d->refcount = 0;
     d->gen++;
+    d->peer_mask = 0;
+    d->res_limit[0] = d->res_limit[1] = 0;
     free(hg_table_remove(&hg_rt.contexts, d->primary_ctx));
     d->primary_ctx = 0;
     if (d->default_stream) {
@@ -134,7 +137,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId)
     if (!rc)
         hg_tls_bind_locked(deviceId, hg_rt.dev[deviceId].primary_ctx);
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId)
@@ -148,7 +151,24 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId)
         hg_device_release_locked(deviceId, &dead); /* a device not set is a no-op */
     pthread_mutex_unlock(&hg_rt.mu);
     hg_stream_shutdown_list(dead);
-    return rc;
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId)
+{
+    const char *func = "aclrtResetDeviceForce";
+    hg_stream *dead = NULL;
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc)
+        rc = check_device_id(func, deviceId);
+    /* whatever the count of aclrtSetDevice calls; queued work still runs before the
+     * streams go.  A device not set is a no-op, as for aclrtResetDevice. */
+    if (!rc && hg_rt.dev[deviceId].refcount > 0)
+        close_device_locked(deviceId, &dead);
+    pthread_mutex_unlock(&hg_rt.mu);
+    hg_stream_shutdown_list(dead);
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId)
@@ -165,7 +185,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId)
     if (!rc)
         *deviceId = dev;
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count)
@@ -179,22 +199,23 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count)
     if (!rc)
         *count = (uint32_t)hg_rt.device_count;
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void)
+/* Wait for every stream of the current device, up to deadline_ns. */
+static aclError sync_device(const char *func, uint64_t deadline_ns)
 {
     pthread_mutex_lock(&hg_rt.mu);
     int dev = -1;
-    aclError rc = hg_check_init_locked("aclrtSynchronizeDevice");
+    aclError rc = hg_check_init_locked(func);
     if (!rc)
-        rc = hg_require_device_locked("aclrtSynchronizeDevice", &dev);
+        rc = hg_require_device_locked(func, &dev);
     hg_stream **list = NULL;
     size_t n = 0;
     if (!rc) {
         list = malloc((hg_rt.streams.cap + 1u) * sizeof *list);
         if (!list) {
-            hg_set_error("aclrtSynchronizeDevice", "out of host memory");
+            hg_set_error(func, "out of host memory");
             rc = ACL_ERROR_RT_INTERNAL_ERROR;
         }
     }
@@ -214,34 +235,46 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void)
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
+    bool in_time = true;
     for (size_t i = 0; i < n; ++i) {
-        hg_stream_sync(list[i]);
+        if (in_time)
+            in_time = hg_stream_sync_until(list[i], deadline_ns);
         hg_stream_release(list[i]);
     }
     free(list);
-    return rc;
+    if (!rc && !in_time) {
+        hg_set_error(func, "the tasks of device %d did not finish in time", dev);
+        rc = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void)
+{
+    return sync_device("aclrtSynchronizeDevice", UINT64_MAX);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    if (timeout < -1) {
+        hg_set_error("aclrtSynchronizeDeviceWithTimeout", "timeout (%d) must be -1 (wait for ever) or at least 0 (ms)",
+                     (int)timeout);
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+    }
+    return sync_device("aclrtSynchronizeDeviceWithTimeout", hg_deadline_ms(timeout));
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode)
 {
     aclError rc = hg_check_init("aclrtGetRunMode");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     if (!runMode) {
         hg_set_error("aclrtGetRunMode", "runMode is NULL");
         return ACL_ERROR_INVALID_PARAM;
     }
     *runMode = ACL_HOST;
     return ACL_SUCCESS;
-}
-
-ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void)
-{
-    if (!atomic_load(&hg_rt_live)) {
-        hg_set_error("aclrtGetSocName", "the runtime is not initialised (call aclInit first)");
-        return NULL;
-    }
-    return hg_rt.soc_name;
 }
 
 /* ------------------------------------------------------------------ contexts */
@@ -268,7 +301,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
             pthread_mutex_unlock(&hg_rt.mu);
             hg_stream_shutdown_list(dead);
             hg_set_error("aclrtCreateContext", "out of host memory");
-            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+            return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
         }
         c->device = deviceId;
         c->primary = false;
@@ -277,7 +310,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
         *context = (aclrtContext)h;
     }
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
@@ -312,7 +345,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
     }
     pthread_mutex_unlock(&hg_rt.mu);
     hg_stream_shutdown_list(dead);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context)
@@ -333,7 +366,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context)
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context)
@@ -354,5 +387,347 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context)
         *context = (aclrtContext)h;
     }
     pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+    const char *func = "aclrtCtxGetCurrentDefaultStream";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !stream) {
+        hg_set_error(func, "stream is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    int dev = -1;
+    if (!rc)
+        rc = hg_require_device_locked(func, &dev);
+    if (!rc)
+        *stream = NULL; /* the default stream's handle is NULL in every call that takes a stream */
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+/* ------------------------------------------------------------------ device queries */
+
+static aclError device_query_begin(const char *func, int32_t deviceId, const void *out, const char *out_name)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !out) {
+        hg_set_error(func, "%s is NULL", out_name);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc)
+        rc = check_device_id(func, deviceId);
+    pthread_mutex_unlock(&hg_rt.mu);
     return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    aclError rc = device_query_begin("aclrtQueryDeviceStatus", deviceId, deviceStatus, "deviceStatus");
+    if (!rc)
+        *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{
+    const char *func = "aclrtGetDeviceUtilizationRate";
+    aclError rc = device_query_begin(func, deviceId, utilizationInfo, "utilizationInfo");
+    if (rc)
+        return hg_rt_ret(rc);
+    if (utilizationInfo->utilizationExtend) {
+        hg_set_error(func, "utilizationInfo->utilizationExtend is reserved and must be NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    size_t free_b = 0, total_b = 0;
+    pthread_mutex_lock(&hg_rt.mu);
+    total_b = (size_t)hg_rt.mem_capacity;
+    pthread_mutex_unlock(&hg_rt.mu);
+    free_b = total_b - hg_mem_used(deviceId);
+    /* no compute units to sample: cube, vector and AI CPU read 0 % */
+    utilizationInfo->cubeUtilization = 0;
+    utilizationInfo->vectorUtilization = 0;
+    utilizationInfo->aicpuUtilization = 0;
+    utilizationInfo->memoryUtilization = total_b ? (int32_t)((total_b - free_b) * 100.0 / (double)total_b) : 0;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    if (!leastPriority || !greatestPriority) {
+        hg_set_error("aclrtDeviceGetStreamPriorityRange", "%s is NULL",
+                     !leastPriority ? "leastPriority" : "greatestPriority");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *leastPriority = 7;
+    *greatestPriority = 0;
+    return ACL_SUCCESS;
+}
+
+/* What the emulated device reports: an Atlas A2-class part (24 AI Cores with 48 vector
+ * cores, 6 AI CPUs, 192 MiB of L2). */
+#define HG_AICORE_NUM 24
+#define HG_VECTOR_CORE_NUM 48
+#define HG_AICPU_NUM 6
+#define HG_L2_BYTES (192ll << 20)
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    const char *func = "aclrtGetDeviceInfo";
+    aclError rc = device_query_begin(func, deviceId > (uint32_t)INT32_MAX ? -1 : (int32_t)deviceId, value, "value");
+    if (rc)
+        return hg_rt_ret(rc);
+    switch ((int)attr) {
+    case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = HG_AICPU_NUM; break;
+    case ACL_DEV_ATTR_AICORE_CORE_NUM: *value = HG_AICORE_NUM; break;
+    case ACL_DEV_ATTR_CUBE_CORE_NUM: *value = HG_AICORE_NUM; break;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = HG_VECTOR_CORE_NUM; break;
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+        pthread_mutex_lock(&hg_rt.mu);
+        *value = (int64_t)hg_rt.mem_capacity;
+        pthread_mutex_unlock(&hg_rt.mu);
+        break;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = HG_L2_BYTES; break;
+    case ACL_DEV_ATTR_IS_VIRTUAL: *value = 0; break;
+    case ACL_DEV_ATTR_NPU_ARCH: *value = 2201; break;
+    default:
+        hg_set_error(func, "attr (%d) is not reported by the embedded runtime (supported: AICPU_CORE_NUM, "
+                     "AICORE_CORE_NUM, CUBE_CORE_NUM, VECTOR_CORE_NUM, TOTAL_GLOBAL_MEM_SIZE, L2_CACHE_SIZE, "
+                     "IS_VIRTUAL, NPU_ARCH)", (int)attr);
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value)
+{
+    const char *func = "aclGetDeviceCapability";
+    aclError rc = device_query_begin(func, deviceId > (uint32_t)INT32_MAX ? -1 : (int32_t)deviceId, value, "value");
+    if (rc)
+        return hg_rt_ret(rc);
+    switch (deviceInfo) {
+    case ACL_DEVICE_INFO_AI_CORE_NUM: *value = HG_AICORE_NUM; return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_VECTOR_CORE_NUM: *value = HG_VECTOR_CORE_NUM; return ACL_SUCCESS;
+    case ACL_DEVICE_INFO_L2_SIZE: *value = HG_L2_BYTES; return ACL_SUCCESS;
+    default:
+        hg_set_error(func, "deviceInfo (%d) is not an aclDeviceInfo value", (int)deviceInfo);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+                                                      int32_t *value)
+{
+    const char *func = "aclrtGetDeviceCapability";
+    aclError rc = device_query_begin(func, deviceId, value, "value");
+    if (rc)
+        return hg_rt_ret(rc);
+    if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
+        devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV) {
+        hg_set_error(func, "devFeatureType (%d) is not an aclrtDevFeatureType value", (int)devFeatureType);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *value = ACL_DEV_FEATURE_NOT_SUPPORT; /* neither device-side feature exists on a CPU */
+    return ACL_SUCCESS;
+}
+
+static aclError check_res_type(const char *func, aclrtDevResLimitType type)
+{
+    if (type == ACL_RT_DEV_RES_CUBE_CORE || type == ACL_RT_DEV_RES_VECTOR_CORE)
+        return ACL_SUCCESS;
+    hg_set_error(func, "type (%d) is not ACL_RT_DEV_RES_CUBE_CORE or ACL_RT_DEV_RES_VECTOR_CORE", (int)type);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+static uint32_t res_default(aclrtDevResLimitType type)
+{
+    return type == ACL_RT_DEV_RES_CUBE_CORE ? HG_AICORE_NUM : HG_VECTOR_CORE_NUM;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value)
+{
+    const char *func = "aclrtGetDeviceResLimit";
+    aclError rc = device_query_begin(func, deviceId, value, "value");
+    if (!rc)
+        rc = check_res_type(func, type);
+    if (rc)
+        return hg_rt_ret(rc);
+    pthread_mutex_lock(&hg_rt.mu);
+    uint32_t v = hg_rt.dev[deviceId].res_limit[type];
+    pthread_mutex_unlock(&hg_rt.mu);
+    *value = v ? v : res_default(type);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value)
+{
+    const char *func = "aclrtSetDeviceResLimit";
+    aclError rc = device_query_begin(func, deviceId, &value, "value");
+    if (!rc)
+        rc = check_res_type(func, type);
+    if (!rc && (value == 0 || value > res_default(type))) {
+        hg_set_error(func, "value (%u) is out of range [1, %u]", value, res_default(type));
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (rc)
+        return hg_rt_ret(rc);
+    pthread_mutex_lock(&hg_rt.mu);
+    hg_rt.dev[deviceId].res_limit[type] = value; /* kernels here use host threads, not cores */
+    pthread_mutex_unlock(&hg_rt.mu);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId)
+{
+    int32_t dummy = 0;
+    aclError rc = device_query_begin("aclrtResetDeviceResLimit", deviceId, &dummy, "deviceId");
+    if (rc)
+        return hg_rt_ret(rc);
+    pthread_mutex_lock(&hg_rt.mu);
+    hg_rt.dev[deviceId].res_limit[0] = hg_rt.dev[deviceId].res_limit[1] = 0;
+    pthread_mutex_unlock(&hg_rt.mu);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
+{
+    const char *func = "aclrtGetResInCurrentThread";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !value) {
+        hg_set_error(func, "value is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc)
+        rc = check_res_type(func, type);
+    int dev = -1;
+    if (!rc)
+        rc = hg_require_device_locked(func, &dev);
+    if (!rc) {
+        uint32_t v = hg_rt.dev[dev].res_limit[type];
+        *value = v ? v : res_default(type);
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible)
+{
+    const char *func = "aclrtCheckArchCompatibility";
+    if (!socVersion || !canCompatible) {
+        hg_set_error(func, "%s is NULL", !socVersion ? "socVersion" : "canCompatible");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    /* code built for a SoC runs here when it names the same SoC family */
+    const char *soc = hg_soc_name();
+    size_t n = strlen(soc);
+    const char *family[] = {"Ascend910_93", "Ascend910B", "Ascend950", "Ascend310P", "Ascend310B", "Ascend910"};
+    for (size_t i = 0; i < sizeof family / sizeof family[0]; ++i) {
+        size_t k = strlen(family[i]);
+        if (strncmp(soc, family[i], k) == 0) {
+            n = k;
+            break;
+        }
+    }
+    *canCompatible = strncmp(soc, socVersion, n) == 0 ? 1 : 0;
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ peer access */
+
+bool hg_peer_enabled_locked(int from, int to)
+{
+    if (from == to)
+        return true;
+    if (from < 0 || to < 0 || from >= HG_MAX_DEVICES || to >= HG_MAX_DEVICES)
+        return false;
+    return (hg_rt.dev[from].peer_mask >> to) & 1u;
+}
+
+bool hg_peer_enabled(int from, int to)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    bool ok = hg_peer_enabled_locked(from, to);
+    pthread_mutex_unlock(&hg_rt.mu);
+    return ok;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+{
+    const char *func = "aclrtDeviceCanAccessPeer";
+    aclError rc = device_query_begin(func, deviceId, canAccessPeer, "canAccessPeer");
+    if (!rc) {
+        pthread_mutex_lock(&hg_rt.mu);
+        rc = check_device_id(func, peerDeviceId);
+        pthread_mutex_unlock(&hg_rt.mu);
+    }
+    if (!rc && deviceId == peerDeviceId) {
+        hg_set_error(func, "deviceId and peerDeviceId are both %d (a device is not its own peer)", (int)deviceId);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (rc)
+        return hg_rt_ret(rc);
+    *canAccessPeer = 1; /* every virtual device shares the host's memory */
+    return ACL_SUCCESS;
+}
+
+static aclError peer_change(const char *func, int32_t peerDeviceId, bool enable)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    int dev = -1;
+    if (!rc)
+        rc = hg_require_device_locked(func, &dev);
+    if (!rc)
+        rc = check_device_id(func, peerDeviceId);
+    if (!rc && peerDeviceId == dev) {
+        hg_set_error(func, "peerDeviceId (%d) is the current device", (int)peerDeviceId);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc) {
+        uint64_t bit = 1ull << peerDeviceId;
+        bool on = (hg_rt.dev[dev].peer_mask & bit) != 0;
+        if (enable == on) {
+            hg_set_error(func, "peer access from device %d to device %d is already %s", dev, (int)peerDeviceId,
+                         on ? "enabled" : "disabled");
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (enable) {
+            hg_rt.dev[dev].peer_mask |= bit;
+        } else {
+            hg_rt.dev[dev].peer_mask &= ~bit;
+        }
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+    if (flags != 0) {
+        hg_set_error("aclrtDeviceEnablePeerAccess", "flags (%u) is reserved and must be 0", flags);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    return peer_change("aclrtDeviceEnablePeerAccess", peerDeviceId, true);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    return peer_change("aclrtDeviceDisablePeerAccess", peerDeviceId, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)
+{
+    const char *func = "aclrtDevicePeerAccessStatus";
+    aclError rc = device_query_begin(func, deviceId, status, "status");
+    if (!rc) {
+        pthread_mutex_lock(&hg_rt.mu);
+        rc = check_device_id(func, peerDeviceId);
+        if (!rc)
+            *status = deviceId != peerDeviceId && hg_peer_enabled_locked(deviceId, peerDeviceId) ? 1 : 0;
+        pthread_mutex_unlock(&hg_rt.mu);
+    }
+    return hg_rt_ret(rc);
 }

@@ -1,6 +1,7 @@
 /* Per-thread error text behind aclGetRecentErrMsg(), with CANN's semantics: failures stack
  * their messages (the newest first, one per line) until the thread reads them, and reading
- * clears them; the returned text stays valid until the thread's next read. */
+ * clears them; the returned text stays valid until the thread's next read.  Beside it, the
+ * thread's last runtime-layer code behind aclrtGetLastError / aclrtPeekAtLastError. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,4 +51,62 @@ ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void)
     memcpy(tls_read, tls_msg, tls_len + 1);
     tls_len = 0;
     return tls_read;
+}
+
+/* ------------------------------------------------------------------ last error */
+
+static _Thread_local aclError tls_last_error;
+
+aclError hg_rt_ret(aclError rc)
+{
+    int layer = rc / 1000;
+    if (layer == 107 || layer == 207 || layer == 507)
+        tls_last_error = rc;
+    return rc;
+}
+
+static bool check_level(const char *func, aclrtLastErrLevel level)
+{
+    if (level == ACL_RT_THREAD_LEVEL)
+        return true;
+    hg_set_error(func, "level (%d) is not supported; expected ACL_RT_THREAD_LEVEL (0)", (int)level);
+    return false;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    if (!check_level("aclrtPeekAtLastError", level))
+        return ACL_ERROR_INVALID_PARAM;
+    return tls_last_error;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    if (!check_level("aclrtGetLastError", level))
+        return ACL_ERROR_INVALID_PARAM;
+    aclError rc = tls_last_error;
+    tls_last_error = ACL_SUCCESS;
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo)
+{
+    const char *func = "aclrtGetErrorVerbose";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !errorInfo) {
+        hg_set_error(func, "errorInfo is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc && (deviceId < 0 || deviceId >= hg_rt.device_count)) {
+        hg_set_error(func, "deviceId (%d) is out of range [0, %d)", (int)deviceId, hg_rt.device_count);
+        rc = ACL_ERROR_RT_INVALID_DEVICEID;
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (rc)
+        return hg_rt_ret(rc);
+    /* a CPU device has no hardware faults to describe */
+    memset(errorInfo, 0, sizeof *errorInfo);
+    errorInfo->errorType = ACL_RT_NO_ERROR;
+    return ACL_SUCCESS;
 }

@@ -1,5 +1,6 @@
 /* Events: markers recorded on streams, with timestamps, host waits and
  * cross-stream waits. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,9 @@ struct hg_event {
     uint64_t ts_ns;         /* when it ran */
     bool complete;          /* a record ran and no reset ran after it */
     int waiters;
+    int device;             /* the device current at creation */
+    uint32_t flags;         /* ACL_EVENT_* creation flags */
+    bool ex;                /* made by aclrtCreateEventExWithFlag */
 };
 
 struct wait_arg {
@@ -71,6 +75,27 @@ static void wait_done(hg_event *ev, uint64_t rec)
     HG_HAPPENS_AFTER(&ev->done);
 }
 
+/* wait_done with a deadline (hg_now_ns clock); false when it passed first. */
+static bool wait_done_until(hg_event *ev, uint64_t rec, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX) {
+        wait_done(ev, rec);
+        return true;
+    }
+    struct timespec until = hg_realtime_at(deadline_ns);
+    pthread_mutex_lock(&ev->mu);
+    ev->waiters++;
+    int wrc = 0;
+    while (atomic_load(&ev->done) < rec && wrc != ETIMEDOUT)
+        wrc = pthread_cond_timedwait(&ev->cv, &ev->mu, &until);
+    ev->waiters--;
+    bool ok = atomic_load(&ev->done) >= rec;
+    pthread_mutex_unlock(&ev->mu);
+    if (ok)
+        HG_HAPPENS_AFTER(&ev->done);
+    return ok;
+}
+
 void hg_event_task_wait(hg_event *ev, uint64_t rec)
 {
     wait_done(ev, rec);
@@ -102,23 +127,23 @@ static hg_event *acquire_event_locked(aclrtEvent handle, const char *func, const
     return ev;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
+static aclError create_event(const char *func, aclrtEvent *event, uint32_t flags, bool ex)
 {
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked("aclrtCreateEvent");
+    aclError rc = hg_check_init_locked(func);
     if (!rc && !event) {
-        hg_set_error("aclrtCreateEvent", "event is NULL");
+        hg_set_error(func, "event is NULL");
         rc = ACL_ERROR_INVALID_PARAM;
     }
     int dev;
     if (!rc)
-        rc = hg_require_device_locked("aclrtCreateEvent", &dev);
+        rc = hg_require_device_locked(func, &dev);
     if (!rc) {
         hg_event *ev = calloc(1, sizeof *ev);
         uintptr_t h = ev ? hg_table_add(&hg_rt.events, ev) : 0;
         if (!h) {
             free(ev);
-            hg_set_error("aclrtCreateEvent", "out of host memory");
+            hg_set_error(func, "out of host memory");
             rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
         } else {
             atomic_init(&ev->refs, 1);
@@ -126,12 +151,53 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
             HG_ATOMIC_FIELD(&ev->done);
             pthread_mutex_init(&ev->mu, NULL);
             pthread_cond_init(&ev->cv, NULL);
+            ev->device = dev;
+            ev->flags = flags;
+            ev->ex = ex;
             hg_rt_count_add(HG_RTC_EVENTS, 1);
             *event = (aclrtEvent)h;
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    /* a plain event can be waited on, reset and timed */
+    return create_event("aclrtCreateEvent", event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE, false);
+}
+
+#define HG_EVENT_FLAGS_KNOWN                                                                              \
+    (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | \
+     ACL_EVENT_EXTERNAL | ACL_EVENT_IPC)
+
+static aclError check_event_flags(const char *func, uint32_t flag)
+{
+    if (flag & ~(uint32_t)HG_EVENT_FLAGS_KNOWN) {
+        hg_set_error(func, "flag (0x%x) has bits outside the ACL_EVENT_* flags (0x%x)", flag,
+                     (unsigned)HG_EVENT_FLAGS_KNOWN);
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+    }
+    if (flag & (ACL_EVENT_IPC | ACL_EVENT_EXTERNAL)) {
+        hg_set_error(func, "flag %s is not supported: the embedded runtime shares no events with other processes "
+                     "or devices outside it", (flag & ACL_EVENT_IPC) ? "ACL_EVENT_IPC" : "ACL_EVENT_EXTERNAL");
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    aclError rc = check_event_flags("aclrtCreateEventWithFlag", flag);
+    return rc ? rc : create_event("aclrtCreateEventWithFlag", event, flag, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    aclError rc = check_event_flags("aclrtCreateEventExWithFlag", flag);
+    /* an Ex event can always be waited on: each record captures the stream anew */
+    return rc ? rc : create_event("aclrtCreateEventExWithFlag", event, flag | ACL_EVENT_SYNC, true);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
@@ -155,7 +221,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
     }
     pthread_mutex_unlock(&hg_rt.mu);
     hg_event_release(ev); /* queued records/waits keep it alive until they ran */
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 /* Resolve an event and a stream handle, each with a reference the caller releases.
@@ -171,8 +237,13 @@ static aclError acquire_event_and_stream(const char *func, aclrtEvent event, acl
         ev = acquire_event_locked(event, func, "event", &rc);
     if (!rc)
         s = hg_stream_acquire_locked(stream, func, true, &rc);
+    if (!rc && s->device != ev->device) {
+        hg_set_error(func, "event belongs to device %d but stream belongs to device %d", ev->device, s->device);
+        rc = ACL_ERROR_RT_STREAM_CONTEXT;
+    }
     pthread_mutex_unlock(&hg_rt.mu);
     if (rc) {
+        hg_stream_release(s);
         hg_event_release(ev);
         return rc;
     }
@@ -190,7 +261,17 @@ static aclError queue_event_task(const char *func, aclrtEvent event, aclrtStream
     hg_stream *s = NULL;
     aclError rc = acquire_event_and_stream(func, event, stream, &ev, &s);
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
+    if (kind == HG_TASK_RESET_EVENT && (ev->ex || !(ev->flags & ACL_EVENT_SYNC))) {
+        if (ev->ex)
+            hg_set_error(func, "event was made by aclrtCreateEventExWithFlag, which cannot be reset");
+        else
+            hg_set_error(func, "event was created without ACL_EVENT_SYNC (flags 0x%x) and cannot be reset", ev->flags);
+        rc = ev->ex ? ACL_ERROR_RT_FEATURE_NOT_SUPPORT : ACL_ERROR_RT_PARAM_INVALID;
+        hg_event_release(ev);
+        hg_stream_release(s);
+        return hg_rt_ret(rc);
+    }
     hg_task t;
     memset(&t, 0, sizeof t);
     t.kind = kind;
@@ -205,7 +286,7 @@ static aclError queue_event_task(const char *func, aclrtEvent event, aclrtStream
     if (rc)
         hg_event_release(ev); /* the task was not queued: drop its reference */
     hg_stream_release(s);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -225,7 +306,14 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
     hg_stream *s = NULL;
     aclError rc = acquire_event_and_stream(func, event, stream, &ev, &s);
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
+    if (!(ev->flags & ACL_EVENT_SYNC)) {
+        hg_set_error(func, "event was created without ACL_EVENT_SYNC (flags 0x%x) and cannot be waited on",
+                     ev->flags);
+        hg_event_release(ev);
+        hg_stream_release(s);
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+    }
     pthread_mutex_lock(&ev->mu);
     uint64_t target = ev->issued;
     pthread_mutex_unlock(&ev->mu);
@@ -242,7 +330,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
             hg_event_release(ev);
     }
     hg_stream_release(s);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
@@ -254,7 +342,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
         ev = acquire_event_locked(event, "aclrtSynchronizeEvent", "event", &rc);
     pthread_mutex_unlock(&hg_rt.mu);
     if (!ev)
-        return rc;
+        return hg_rt_ret(rc);
     pthread_mutex_lock(&ev->mu);
     uint64_t target = ev->issued;
     pthread_mutex_unlock(&ev->mu);
@@ -264,26 +352,125 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+static bool event_timestamp(hg_event *ev, uint64_t *ts);
+
+/* Resolve an event for the query calls, checking the output pointer first. */
+static aclError acquire_for_query(const char *func, aclrtEvent event, const void *out, hg_event **ev)
 {
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked("aclrtQueryEventStatus");
-    hg_event *ev = NULL;
-    if (!rc && !status) {
-        hg_set_error("aclrtQueryEventStatus", "status is NULL");
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !out) {
+        hg_set_error(func, "output pointer is NULL");
         rc = ACL_ERROR_INVALID_PARAM;
     }
     if (!rc)
-        ev = acquire_event_locked(event, "aclrtQueryEventStatus", "event", &rc);
+        *ev = acquire_event_locked(event, func, "event", &rc);
     pthread_mutex_unlock(&hg_rt.mu);
-    if (!ev)
-        return rc;
+    return rc;
+}
+
+/* The latest record ran and no reset followed; an Ex event never recorded counts as done. */
+static bool event_ready(hg_event *ev)
+{
     pthread_mutex_lock(&ev->mu);
-    bool ready = ev->issued > 0 && atomic_load(&ev->done) >= ev->issued && ev->complete;
+    bool ready = ev->issued > 0 ? atomic_load(&ev->done) >= ev->issued && ev->complete : ev->ex;
     pthread_mutex_unlock(&ev->mu);
-    *status = ready ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return ready;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    hg_event *ev = NULL;
+    aclError rc = acquire_for_query("aclrtQueryEventStatus", event, status, &ev);
+    if (rc)
+        return hg_rt_ret(rc);
+    *status = event_ready(ev) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     hg_event_release(ev);
     return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    const char *func = "aclrtQueryEvent";
+    hg_event *ev = NULL;
+    aclError rc = acquire_for_query(func, event, status, &ev);
+    if (rc)
+        return hg_rt_ret(rc);
+    if (ev->ex) {
+        hg_set_error(func, "event was made by aclrtCreateEventExWithFlag; use aclrtQueryEventStatus");
+        hg_event_release(ev);
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    *status = event_ready(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    hg_event_release(ev);
+    return ACL_SUCCESS;
+}
+
+/* Complete once the latest record ran and every stream that was told to wait for it has
+ * passed that point: on this runtime a waiting stream passes as soon as the record ran. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    const char *func = "aclrtQueryEventWaitStatus";
+    hg_event *ev = NULL;
+    aclError rc = acquire_for_query(func, event, status, &ev);
+    if (rc)
+        return hg_rt_ret(rc);
+    if (ev->ex) {
+        hg_set_error(func, "event was made by aclrtCreateEventExWithFlag, which has no wait status");
+        hg_event_release(ev);
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    *status = event_ready(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    hg_event_release(ev);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    const char *func = "aclrtSynchronizeEventWithTimeout";
+    if (timeout < -1) {
+        hg_set_error(func, "timeout (%d) must be -1 (wait for ever) or at least 0 (ms)", (int)timeout);
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+    }
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    hg_event *ev = NULL;
+    if (!rc)
+        ev = acquire_event_locked(event, func, "event", &rc);
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (!ev)
+        return hg_rt_ret(rc);
+    pthread_mutex_lock(&ev->mu);
+    uint64_t target = ev->issued;
+    pthread_mutex_unlock(&ev->mu);
+    if (target && !wait_done_until(ev, target, hg_deadline_ms(timeout))) {
+        hg_set_error(func, "the event's record did not run within %d ms", (int)timeout);
+        rc = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+    }
+    hg_event_release(ev);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    const char *func = "aclrtEventGetTimestamp";
+    hg_event *ev = NULL;
+    aclError rc = acquire_for_query(func, event, timestamp, &ev);
+    if (rc)
+        return hg_rt_ret(rc);
+    uint64_t ts = 0;
+    if (!(ev->flags & ACL_EVENT_TIME_LINE)) {
+        hg_set_error(func, "event was created without ACL_EVENT_TIME_LINE (flags 0x%x): it records no time",
+                     ev->flags);
+        rc = ACL_ERROR_RT_PARAM_INVALID;
+    } else if (!event_timestamp(ev, &ts)) {
+        hg_set_error(func, "event has not been recorded or its record has not completed");
+        rc = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
+    } else {
+        *timestamp = ts / 1000u;
+    }
+    hg_event_release(ev);
+    return hg_rt_ret(rc);
 }
 
 /* Timestamp of the event's latest record, if that record has run. */
@@ -313,7 +500,11 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     pthread_mutex_unlock(&hg_rt.mu);
     if (!rc) {
         uint64_t ta = 0, tb = 0;
-        if (!event_timestamp(a, &ta)) {
+        if (!((a->flags & b->flags) & ACL_EVENT_TIME_LINE)) {
+            hg_set_error(func, "%s was created without ACL_EVENT_TIME_LINE: it records no time",
+                         (a->flags & ACL_EVENT_TIME_LINE) ? "endEvent" : "startEvent");
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (!event_timestamp(a, &ta)) {
             hg_set_error(func, "startEvent (%p) has not been recorded or its record has not completed",
                          startEvent);
             rc = ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID;
@@ -329,5 +520,5 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     }
     hg_event_release(a);
     hg_event_release(b);
-    return rc;
+    return hg_rt_ret(rc);
 }

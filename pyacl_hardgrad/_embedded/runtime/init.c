@@ -114,14 +114,14 @@ static aclError read_environment(void)
     if (s && !(parse_size(s, &us) && us <= 100000))
         return bad_setting("PYACL_HARDGRAD_SPIN_US", s, "a whole number of microseconds from 0 to 100000");
 
+    /* read (once, also before aclInit) by aclrtGetSocName; checked here so a bad value fails */
     const char *soc = setting("PYACL_HARDGRAD_SOC");
-    if (soc && strlen(soc) >= sizeof hg_rt.soc_name)
+    if (soc && strlen(soc) >= 64)
         return bad_setting("PYACL_HARDGRAD_SOC", soc, "a SoC name shorter than 64 characters (e.g. Ascend910B1)");
 
     hg_rt.device_count = (int)n;
     hg_rt.mem_capacity = mem;
     atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
-    snprintf(hg_rt.soc_name, sizeof hg_rt.soc_name, "%s", soc ? soc : "Ascend910B");
     return ACL_SUCCESS;
 }
 
@@ -165,7 +165,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     }
     pthread_mutex_unlock(&hg_rt.mu);
     pthread_mutex_unlock(&hg_rt.life_mu);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclFinalize(void)
@@ -183,7 +183,7 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
         }
         pthread_mutex_unlock(&hg_rt.mu);
         pthread_mutex_unlock(&hg_rt.life_mu);
-        return rc;
+        return hg_rt_ret(rc);
     }
     hg_stream *dead = NULL;
     hg_device_close_all_locked(&dead);

@@ -71,20 +71,49 @@ static void blocks_erase(hg_blocks *b, size_t i)
     b->n--;
 }
 
-/* Is [p, p + n) inside one live device allocation? (n == 0 checks p alone) */
-static bool is_device_range(const void *p, size_t n)
+/* Is [p, p + n) inside one live aclrtMallocHost block? */
+static bool is_host_block_range(const void *p, size_t n)
 {
     uintptr_t a = (uintptr_t)p;
     pthread_mutex_lock(&g_mem_mu);
-    size_t i = upper_bound(&g_dev_blocks, a);
+    size_t i = upper_bound(&g_host_blocks, a);
     bool ok = false;
     if (i > 0) {
-        const hg_block *blk = &g_dev_blocks.v[i - 1];
+        const hg_block *blk = &g_host_blocks.v[i - 1];
         size_t off = a - blk->base;
         ok = off < blk->size && n <= blk->size - off;
     }
     pthread_mutex_unlock(&g_mem_mu);
     return ok;
+}
+
+int hg_mem_device_of(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    pthread_mutex_lock(&g_mem_mu);
+    size_t i = upper_bound(&g_dev_blocks, a);
+    int dev = -1;
+    if (i > 0) {
+        const hg_block *blk = &g_dev_blocks.v[i - 1];
+        size_t off = a - blk->base;
+        if (off < blk->size)
+            dev = n <= blk->size - off ? blk->device : -2;
+    }
+    pthread_mutex_unlock(&g_mem_mu);
+    return dev;
+}
+
+HG_INTERNAL int hg_memory_device(const void *p, size_t n)
+{
+    return hg_mem_device_of(p, n);
+}
+
+size_t hg_mem_used(int dev)
+{
+    pthread_mutex_lock(&g_mem_mu);
+    size_t used = dev >= 0 && dev < HG_MAX_DEVICES ? (size_t)g_dev_used[dev] : 0;
+    pthread_mutex_unlock(&g_mem_mu);
+    return used;
 }
 
 void hg_mem_init(int device_count)
@@ -123,9 +152,8 @@ static void *alloc_aligned(size_t size)
     return aligned_alloc(DEVICE_ALIGN, rounded);
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+static aclError device_malloc(const char *func, void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    const char *func = "aclrtMalloc";
     pthread_mutex_lock(&hg_rt.mu);
     aclError rc = hg_check_init_locked(func);
     if (!rc && !devPtr) {
@@ -178,14 +206,31 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMal
     return ACL_SUCCESS;
 }
 
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return hg_rt_ret(device_malloc("aclrtMalloc", devPtr, size, policy));
+}
+
+/* Host and device share one coherent memory here, so cached memory is ordinary memory. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return hg_rt_ret(device_malloc("aclrtMallocCached", devPtr, size, policy));
+}
+
+/* Blocks are 512-byte aligned, which satisfies the 32-byte alignment asked for. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return hg_rt_ret(device_malloc("aclrtMallocAlign32", devPtr, size, policy));
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
 {
     aclError rc = hg_check_init("aclrtFree");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     if (!devPtr) {
         hg_set_error("aclrtFree", "devPtr is NULL");
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     pthread_mutex_lock(&g_mem_mu);
     size_t i = blocks_find_exact(&g_dev_blocks, (uintptr_t)devPtr);
@@ -199,7 +244,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
     pthread_mutex_unlock(&g_mem_mu);
     if (i == (size_t)-1) {
         hg_set_error("aclrtFree", "devPtr (%p) was not returned by aclrtMalloc, or was already freed", devPtr);
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     free(devPtr);
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, -1);
@@ -211,7 +256,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
     aclError rc = hg_check_init("aclrtMallocHost");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     if (!hostPtr) {
         hg_set_error("aclrtMallocHost", "hostPtr is NULL");
         return ACL_ERROR_INVALID_PARAM;
@@ -227,7 +272,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
     if (!ok) {
         free(p);
         hg_set_error("aclrtMallocHost", "size (%zu): the host could not provide the memory", size);
-        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
     }
     hg_rt_count_add(HG_RTC_HOST_ALLOCS, 1);
     *hostPtr = p;
@@ -238,10 +283,10 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
 {
     aclError rc = hg_check_init("aclrtFreeHost");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     if (!hostPtr) {
         hg_set_error("aclrtFreeHost", "hostPtr is NULL");
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     pthread_mutex_lock(&g_mem_mu);
     size_t i = blocks_find_exact(&g_host_blocks, (uintptr_t)hostPtr);
@@ -251,29 +296,53 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
     if (i == (size_t)-1) {
         hg_set_error("aclrtFreeHost", "hostPtr (%p) was not returned by aclrtMallocHost, or was already freed",
                      hostPtr);
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     free(hostPtr);
     hg_rt_count_add(HG_RTC_HOST_ALLOCS, -1);
     return ACL_SUCCESS;
 }
 
-static const char *kind_name(int kind)
+/* Where one side of a copy or set lies: a device (>= 0) or the host (-1).  A range that
+ * starts in a device allocation must end inside it. */
+static aclError locate(const char *func, const char *what, const void *p, size_t n, int *dev)
 {
-    static const char *const names[] = {"ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE",
-                                        "ACL_MEMCPY_DEVICE_TO_HOST", "ACL_MEMCPY_DEVICE_TO_DEVICE",
-                                        "ACL_MEMCPY_DEFAULT"};
-    return kind >= 0 && kind <= 4 ? names[kind] : "unknown";
+    *dev = hg_mem_device_of(p, n);
+    if (*dev == -2) {
+        hg_set_error(func, "%s (%p) with count (%zu) runs past the end of its device allocation", what, p, n);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    return ACL_SUCCESS;
 }
 
-/* Checks shared by aclrtMemcpy and aclrtMemcpyAsync.  *nothing is set when the copy
- * is a valid no-op (count 0). */
+/* May work issued on device `issuer` touch memory of device `owner`? */
+static aclError check_access(const char *func, const char *what, int issuer, int owner)
+{
+    if (owner < 0 || issuer < 0 || hg_peer_enabled(issuer, owner))
+        return ACL_SUCCESS;
+    hg_set_error(func, "%s is memory of device %d but the work runs on device %d and peer access from device %d "
+                 "to device %d is not enabled (aclrtDeviceEnablePeerAccess)", what, owner, issuer, issuer, owner);
+    return ACL_ERROR_RT_PARAM_INVALID;
+}
+
+static int current_device(void)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = hg_current_device_locked();
+    pthread_mutex_unlock(&hg_rt.mu);
+    return dev;
+}
+
+/* Checks shared by aclrtMemcpy and aclrtMemcpyAsync.  The kind is advisory, as in CANN's
+ * runtime: the addresses decide the direction.  *nothing is set when the copy is a valid
+ * no-op (count 0).  issuer is the device the copy runs on (the stream's, or -1 for the
+ * current one); *dst_dev / *src_dev tell where each side lies. */
 static aclError check_copy(const char *func, void *dst, size_t destMax, const void *src, size_t count,
-                           aclrtMemcpyKind kind, bool *nothing)
+                           aclrtMemcpyKind kind, int issuer, bool *nothing, int *dst_dev, int *src_dev)
 {
     *nothing = false;
-    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_DEFAULT) {
-        hg_set_error(func, "kind (%d) is not an aclrtMemcpyKind value (0..4)", (int)kind);
+    if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
+        hg_set_error(func, "kind (%d) is not an aclrtMemcpyKind value for this call (0..5)", (int)kind);
         return ACL_ERROR_INVALID_PARAM;
     }
     if (count == 0) {
@@ -288,19 +357,19 @@ static aclError check_copy(const char *func, void *dst, size_t destMax, const vo
         hg_set_error(func, "count (%zu) exceeds destMax (%zu)", count, destMax);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    bool dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-    bool src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-    if (dst_dev && !is_device_range(dst, count)) {
-        hg_set_error(func, "dst (%p) with count (%zu) is not inside a live device allocation (kind %s)", dst, count,
-                     kind_name(kind));
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
-    if (src_dev && !is_device_range(src, count)) {
-        hg_set_error(func, "src (%p) with count (%zu) is not inside a live device allocation (kind %s)", src, count,
-                     kind_name(kind));
-        return ACL_ERROR_RT_PARAM_INVALID;
-    }
-    return ACL_SUCCESS;
+    aclError rc = locate(func, "dst", dst, count, dst_dev);
+    if (!rc)
+        rc = locate(func, "src", src, count, src_dev);
+    if (rc)
+        return rc;
+    if (issuer < 0)
+        issuer = current_device();
+    if (issuer < 0)
+        issuer = *dst_dev >= 0 ? *dst_dev : *src_dev;
+    rc = check_access(func, "dst", issuer, *dst_dev);
+    if (!rc)
+        rc = check_access(func, "src", issuer, *src_dev);
+    return rc;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
@@ -308,12 +377,13 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
 {
     aclError rc = hg_check_init("aclrtMemcpy");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     bool nothing;
-    rc = check_copy("aclrtMemcpy", dst, destMax, src, count, kind, &nothing);
+    int dd, sd;
+    rc = check_copy("aclrtMemcpy", dst, destMax, src, count, kind, -1, &nothing, &dd, &sd);
     if (!rc && !nothing)
         memmove(dst, src, count);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 static aclError queue_task(const char *func, aclrtStream stream, hg_task *t, bool nothing)
@@ -327,7 +397,13 @@ static aclError queue_task(const char *func, aclrtStream stream, hg_task *t, boo
     if (s && !nothing)
         rc = hg_stream_push(s, t, func);
     hg_stream_release(s);
-    return rc;
+    return hg_rt_ret(rc);
+}
+
+/* Device of the stream a task goes to (-1 with the text set when the handle is bad). */
+static int stream_device(const char *func, aclrtStream stream, aclError *rc)
+{
+    return hg_stream_device(stream, func, rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
@@ -335,11 +411,22 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
 {
     aclError rc = hg_check_init("aclrtMemcpyAsync");
     if (rc)
-        return rc;
-    bool nothing;
-    rc = check_copy("aclrtMemcpyAsync", dst, destMax, src, count, kind, &nothing);
+        return hg_rt_ret(rc);
+    const char *func = "aclrtMemcpyAsync";
+    int issuer = stream_device(func, stream, &rc);
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
+    bool nothing;
+    int dd = -1, sd = -1;
+    rc = check_copy(func, dst, destMax, src, count, kind, issuer, &nothing, &dd, &sd);
+    if (rc)
+        return hg_rt_ret(rc);
+    if (!nothing && dd < 0 && sd < 0) {
+        /* run mode ACL_HOST (EP): the device's copy engines cannot do host-to-host */
+        hg_set_error(func, "dst (%p) and src (%p) are both host memory: asynchronous host-to-host copies are not "
+                     "supported (use aclrtMemcpy)", dst, src);
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
     hg_task t;
     memset(&t, 0, sizeof t);
     t.kind = HG_TASK_MEMCPY;
@@ -349,7 +436,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
     return queue_task("aclrtMemcpyAsync", stream, &t, nothing);
 }
 
-static aclError check_set(const char *func, void *devPtr, size_t maxCount, size_t count, bool *nothing)
+/* aclrtMemset takes device memory or acl host memory (aclrtMallocHost); the address
+ * decides.  issuer as for check_copy. */
+static aclError check_set(const char *func, void *devPtr, size_t maxCount, size_t count, int issuer, bool *nothing)
 {
     *nothing = false;
     if (!devPtr) {
@@ -364,23 +453,32 @@ static aclError check_set(const char *func, void *devPtr, size_t maxCount, size_
         *nothing = true;
         return ACL_SUCCESS;
     }
-    if (!is_device_range(devPtr, count)) {
-        hg_set_error(func, "devPtr (%p) with count (%zu) is not inside a live device allocation", devPtr, count);
+    int dev;
+    aclError rc = locate(func, "devPtr", devPtr, count, &dev);
+    if (rc)
+        return rc;
+    if (dev < 0) {
+        if (is_host_block_range(devPtr, count))
+            return ACL_SUCCESS;
+        hg_set_error(func, "devPtr (%p) with count (%zu) is neither inside a device allocation nor inside host "
+                     "memory from aclrtMallocHost", devPtr, count);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
-    return ACL_SUCCESS;
+    if (issuer < 0)
+        issuer = current_device();
+    return check_access(func, "devPtr", issuer < 0 ? dev : issuer, dev);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     aclError rc = hg_check_init("aclrtMemset");
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
     bool nothing;
-    rc = check_set("aclrtMemset", devPtr, maxCount, count, &nothing);
+    rc = check_set("aclrtMemset", devPtr, maxCount, count, -1, &nothing);
     if (!rc && !nothing)
         memset(devPtr, (unsigned char)value, count);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
@@ -388,11 +486,14 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
 {
     aclError rc = hg_check_init("aclrtMemsetAsync");
     if (rc)
-        return rc;
-    bool nothing;
-    rc = check_set("aclrtMemsetAsync", devPtr, maxCount, count, &nothing);
+        return hg_rt_ret(rc);
+    int issuer = stream_device("aclrtMemsetAsync", stream, &rc);
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
+    bool nothing;
+    rc = check_set("aclrtMemsetAsync", devPtr, maxCount, count, issuer, &nothing);
+    if (rc)
+        return hg_rt_ret(rc);
     hg_task t;
     memset(&t, 0, sizeof t);
     t.kind = HG_TASK_MEMSET;
@@ -411,7 +512,7 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
         hg_set_error(func, "%s is NULL", !free_ ? "free" : "total");
         rc = ACL_ERROR_INVALID_PARAM;
     }
-    if (!rc && ((int)attr < ACL_DDR_MEM || (int)attr > ACL_HBM_MEM_P2P_NORMAL)) {
+    if (!rc && ((int)attr < ACL_DDR_MEM || (int)attr > ACL_MEM_P2P_HUGE1G)) {
         hg_set_error(func, "attr (%d) is not an aclrtMemAttr value", (int)attr);
         rc = ACL_ERROR_INVALID_PARAM;
     }
@@ -421,7 +522,16 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
     uint64_t capacity = hg_rt.mem_capacity;
     pthread_mutex_unlock(&hg_rt.mu);
     if (rc)
-        return rc;
+        return hg_rt_ret(rc);
+    bool ddr = attr == ACL_DDR_MEM || attr == ACL_DDR_MEM_HUGE || attr == ACL_DDR_MEM_NORMAL ||
+               attr == ACL_DDR_MEM_P2P_HUGE || attr == ACL_DDR_MEM_P2P_NORMAL;
+    if (ddr) {
+        /* the emulated device has one memory, reported as HBM: no DDR */
+        *total = 0;
+        *free_ = 0;
+        return ACL_SUCCESS;
+    }
+    /* every page size and the P2P pools draw on the same memory */
     pthread_mutex_lock(&g_mem_mu);
     uint64_t used = g_dev_used[dev];
     pthread_mutex_unlock(&g_mem_mu);
@@ -478,4 +588,164 @@ ACL_FUNC_VISIBILITY aclError hgQueryAllocation(const void *ptr, hgAllocation *in
     info->base = base;
     info->size = size;
     return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ 2-D copies */
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t dpitch, spitch, width, height;
+} copy2d;
+
+static void run_copy2d(const copy2d *c)
+{
+    for (size_t r = 0; r < c->height; ++r)
+        memmove(c->dst + r * c->dpitch, c->src + r * c->spitch, c->width);
+}
+
+static void copy2d_task(void *arg)
+{
+    run_copy2d(arg);
+    free(arg);
+}
+
+/* Checks of aclrtMemcpy2d(Async): H2D or D2H only; the device side's rows must lie inside
+ * one device allocation. */
+static aclError check_copy2d(const char *func, const copy2d *c, aclrtMemcpyKind kind, int issuer)
+{
+    if (kind != ACL_MEMCPY_HOST_TO_DEVICE && kind != ACL_MEMCPY_DEVICE_TO_HOST) {
+        hg_set_error(func, "kind (%d) must be ACL_MEMCPY_HOST_TO_DEVICE or ACL_MEMCPY_DEVICE_TO_HOST", (int)kind);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (!c->dst || !c->src) {
+        hg_set_error(func, "%s is NULL", !c->dst ? "dst" : "src");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (c->width == 0 || c->height == 0) {
+        hg_set_error(func, "width (%zu) and height (%zu) must be greater than 0", c->width, c->height);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (c->dpitch < c->width || c->spitch < c->width) {
+        hg_set_error(func, "%s (%zu) is smaller than width (%zu)", c->dpitch < c->width ? "dpitch" : "spitch",
+                     c->dpitch < c->width ? c->dpitch : c->spitch, c->width);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    bool to_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE;
+    size_t pitch = to_dev ? c->dpitch : c->spitch;
+    if ((c->height - 1) > (SIZE_MAX - c->width) / pitch) {
+        hg_set_error(func, "height (%zu) times the pitch (%zu) overflows", c->height, pitch);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    size_t span = (c->height - 1) * pitch + c->width;
+    const void *dev_side = to_dev ? (const void *)c->dst : (const void *)c->src;
+    int dev = hg_mem_device_of(dev_side, span);
+    if (dev < 0) {
+        hg_set_error(func, "%s (%p) with %zu rows of pitch %zu is not inside a device allocation (kind %s)",
+                     to_dev ? "dst" : "src", dev_side, c->height, pitch,
+                     to_dev ? "ACL_MEMCPY_HOST_TO_DEVICE" : "ACL_MEMCPY_DEVICE_TO_HOST");
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    if (issuer < 0)
+        issuer = current_device();
+    return check_access(func, to_dev ? "dst" : "src", issuer < 0 ? dev : issuer, dev);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, aclrtMemcpyKind kind)
+{
+    const char *func = "aclrtMemcpy2d";
+    aclError rc = hg_check_init(func);
+    if (rc)
+        return hg_rt_ret(rc);
+    copy2d c = {dst, src, dpitch, spitch, width, height};
+    rc = check_copy2d(func, &c, kind, -1);
+    if (!rc)
+        run_copy2d(&c);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                size_t width, size_t height, aclrtMemcpyKind kind,
+                                                aclrtStream stream)
+{
+    const char *func = "aclrtMemcpy2dAsync";
+    aclError rc = hg_check_init(func);
+    if (rc)
+        return hg_rt_ret(rc);
+    int issuer = stream_device(func, stream, &rc);
+    if (rc)
+        return hg_rt_ret(rc);
+    copy2d c = {dst, src, dpitch, spitch, width, height};
+    rc = check_copy2d(func, &c, kind, issuer);
+    if (rc)
+        return hg_rt_ret(rc);
+    copy2d *heap = malloc(sizeof *heap);
+    if (!heap) {
+        hg_set_error(func, "out of host memory");
+        return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
+    }
+    *heap = c;
+    rc = hg_stream_submit(stream, func, copy2d_task, heap);
+    if (rc)
+        free(heap);
+    return hg_rt_ret(rc);
+}
+
+/* ------------------------------------------------------------------ stream memory operations */
+
+static aclError check_word(const char *func, void *devAddr, int issuer)
+{
+    if (!devAddr) {
+        hg_set_error(func, "devAddr is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if ((uintptr_t)devAddr % 8u != 0) {
+        hg_set_error(func, "devAddr (%p) is not 8-byte aligned", devAddr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    int dev = hg_mem_device_of(devAddr, sizeof(uint64_t));
+    if (dev < 0) {
+        hg_set_error(func, "devAddr (%p) is not 8 bytes inside a device allocation", devAddr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    return check_access(func, "devAddr", issuer, dev);
+}
+
+static aclError queue_value_task(const char *func, void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream,
+                                 hg_task_kind kind)
+{
+    aclError rc = hg_check_init(func);
+    if (rc)
+        return rc;
+    int issuer = stream_device(func, stream, &rc);
+    if (!rc)
+        rc = check_word(func, devAddr, issuer);
+    if (rc)
+        return hg_rt_ret(rc);
+    hg_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    t.word = devAddr;
+    t.rec = value;
+    t.value = (int)flag;
+    return queue_task(func, stream, &t, false);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    if (flag != 0) {
+        hg_set_error("aclrtValueWrite", "flag (%u) is reserved and must be 0", flag);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    return queue_value_task("aclrtValueWrite", devAddr, value, flag, stream, HG_TASK_VALUE_WRITE);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+    if (flag > ACL_STREAM_WAIT_VALUE_NOR) {
+        hg_set_error("aclrtValueWait", "flag (%u) is not an ACL_STREAM_WAIT_VALUE_* condition (0..3)", flag);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    return queue_value_task("aclrtValueWait", devAddr, value, flag, stream, HG_TASK_VALUE_WAIT);
 }

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "hg_internal.h"
 
@@ -90,7 +91,9 @@ typedef enum hg_task_kind {
     HG_TASK_MEMSET,
     HG_TASK_RECORD,
     HG_TASK_WAIT,
-    HG_TASK_RESET_EVENT
+    HG_TASK_RESET_EVENT,
+    HG_TASK_VALUE_WRITE, /* 64-bit store of `rec` to dst */
+    HG_TASK_VALUE_WAIT   /* wait until the word at dst meets condition `value` against `rec` */
 } hg_task_kind;
 
 /* 40 bytes, so a task and its ready flag fit one cache line of the stream's ring. */
@@ -108,9 +111,10 @@ typedef struct hg_task {
             const void *src;
             size_t n;
         };
-        struct {        /* RECORD, WAIT, RESET_EVENT */
+        struct {        /* RECORD, WAIT, RESET_EVENT; VALUE_* use rec (ev unused) */
             hg_event *ev; /* the task owns one reference */
             uint64_t rec;
+            void *word;   /* VALUE_*: the 64-bit word */
         };
     };
 } hg_task;
@@ -130,8 +134,15 @@ typedef struct hg_stream {
     atomic_int stop;
     int device;
     bool is_default;
+    atomic_int abandon;         /* aclrtDestroyStreamForce: skip what is still queued */
     pthread_t thread;
     struct hg_stream *dead_next;
+    int32_t id;                 /* aclrtStreamGetId */
+    uint32_t flags;             /* creation flags (aclrtStreamGetFlags) */
+    uint32_t priority;          /* 0 (highest) .. 7 */
+    uint64_t failure_mode;      /* ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE */
+    bool failure_mode_set;
+    struct hg_subscriber *report; /* aclrtSubscribeReport thread; guarded by callback.c's lock */
 
     /* written by callers only */
     _Alignas(HG_CACHE_LINE) pthread_mutex_t qmu; /* ring contents and growth, freed, sleeping */
@@ -159,6 +170,14 @@ hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool c
 void hg_stream_release(hg_stream *s);
 aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func);
 void hg_stream_sync(hg_stream *s);
+/* As hg_stream_sync, giving up at deadline_ns (hg_now_ns clock); false on time-out. */
+bool hg_stream_sync_until(hg_stream *s, uint64_t deadline_ns);
+/* Everything queued has run. */
+bool hg_stream_idle(hg_stream *s);
+/* Deadline for a timeout argument in ms (-1: for ever, as UINT64_MAX). */
+uint64_t hg_deadline_ms(int32_t timeout_ms);
+/* The CLOCK_REALTIME time point matching deadline_ns (for pthread timed waits). */
+struct timespec hg_realtime_at(uint64_t deadline_ns);
 /* Stop accepting work, run what is queued, join the worker, drop the owner's ref. */
 void hg_stream_shutdown(hg_stream *s);
 void hg_stream_shutdown_list(hg_stream *list);
@@ -166,6 +185,17 @@ uint64_t hg_spin_ns(void);
 /* Poll cond(arg) for up to spin_ns (yielding the CPU now and then once the wait is
  * not short); true as soon as it holds, false when the time ran out. */
 bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns);
+
+/* ---------------------------------------------------------------- callbacks */
+struct hg_subscriber;
+/* Detach the stream's report subscription and run, on the calling thread, the callbacks
+ * already handed to the subscribed thread but not processed.  No lock held. */
+void hg_report_detach_stream(hg_stream *s);
+
+/* ---------------------------------------------------------------- last error */
+/* Record a runtime-layer code (107xxx, 207xxx, 507xxx) as the thread's last error
+ * (aclrtGetLastError); returns rc.  Public runtime calls return through it. */
+aclError hg_rt_ret(aclError rc);
 
 /* ---------------------------------------------------------------- events */
 void hg_event_task_record(hg_event *ev, uint64_t rec);
@@ -181,6 +211,8 @@ typedef struct hg_context {
 
 typedef struct hg_device {
     int refcount;
+    uint64_t peer_mask;     /* devices this one may access (aclrtDeviceEnablePeerAccess) */
+    uint32_t res_limit[2];  /* aclrtSetDeviceResLimit values, 0 = not set */
     uint64_t gen;           /* bumped when the device closes: thread bindings go stale */
     hg_stream *default_stream;
     uintptr_t primary_ctx;
@@ -194,7 +226,6 @@ typedef struct hg_runtime {
     int device_count;
     uint64_t mem_capacity;
     _Atomic uint64_t spin_ns; /* read by stream workers and waiters while aclInit may set it */
-    char soc_name[HG_SOC_NAME_CAP];
     hg_device dev[HG_MAX_DEVICES];
     hg_table streams, events, contexts;
 } hg_runtime;
@@ -217,7 +248,17 @@ void hg_device_release_locked(int dev, hg_stream **dead);
 /* aclFinalize: close every device, whatever its count. */
 void hg_device_close_all_locked(hg_stream **dead);
 
+/* The SoC name, read from the environment on first use (also before aclInit). */
+const char *hg_soc_name(void);
+bool hg_peer_enabled_locked(int from, int to);
+bool hg_peer_enabled(int from, int to);
+
 /* ---------------------------------------------------------------- memory */
+/* Device of the device allocation holding [p, p + n): the device id, -1 when p is not in
+ * a device allocation, -2 when it starts in one but runs past its end. */
+int hg_mem_device_of(const void *p, size_t n);
+/* Bytes of device memory in use on dev. */
+size_t hg_mem_used(int dev);
 void hg_mem_init(int device_count);
 void hg_mem_release_all(void);
 

@@ -15,10 +15,12 @@
  * and stays allocated until the stream is freed, so a worker still looking at it reads
  * either a task identical to the copy or a not-ready slot, and then reloads the ring
  * pointer. */
+#include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_internal.h"
 
@@ -38,6 +40,8 @@ struct hg_ring {
 
 _Static_assert(sizeof(hg_slot) == HG_CACHE_LINE, "a ring slot is one cache line");
 _Static_assert(sizeof(struct hg_ring) % HG_CACHE_LINE == 0, "ring slots start on a cache line");
+
+static atomic_int g_next_stream_id;
 
 uint64_t hg_spin_ns(void)
 {
@@ -79,24 +83,73 @@ static hg_slot *ready_slot(hg_stream *s, uint64_t seq)
     return atomic_load_explicit(&slot->ready, memory_order_acquire) == seq ? slot : NULL;
 }
 
-static void run_task(hg_task *t)
+static bool value_met(uint64_t have, uint64_t want, int cond)
 {
+    switch (cond) {
+    case ACL_STREAM_WAIT_VALUE_GEQ:
+        return (int64_t)(have - want) >= 0;
+    case ACL_STREAM_WAIT_VALUE_EQ:
+        return have == want;
+    case ACL_STREAM_WAIT_VALUE_AND:
+        return (have & want) != 0;
+    default:
+        return ~(have | want) != 0;
+    }
+}
+
+/* Poll the word until the condition holds (or the stream is force-destroyed), backing off
+ * from spinning to sleeps of up to 1 ms. */
+static void value_wait(hg_stream *s, const hg_task *t)
+{
+    _Atomic uint64_t *word = t->word;
+    uint64_t start = hg_now_ns();
+    long sleep_ns = 1000;
+    while (!value_met(atomic_load_explicit(word, memory_order_acquire), t->rec, t->value)) {
+        if (atomic_load_explicit(&s->abandon, memory_order_relaxed))
+            return;
+        if (hg_now_ns() - start < hg_spin_ns()) {
+            HG_CPU_RELAX();
+            continue;
+        }
+        struct timespec ts = {0, sleep_ns};
+        nanosleep(&ts, NULL);
+        if (sleep_ns < 1000000L)
+            sleep_ns *= 2;
+    }
+}
+
+static void run_task(hg_stream *s, hg_task *t)
+{
+    /* a force-destroyed stream drops what it has not started, except work whose function
+     * owns resources (operators, callbacks), which still runs */
+    bool skip = t->kind != HG_TASK_USER && atomic_load_explicit(&s->abandon, memory_order_relaxed);
     switch (t->kind) {
     case HG_TASK_USER:
         t->fn(t->arg);
         break;
     case HG_TASK_MEMCPY:
-        memmove(t->dst, t->src, t->n);
+        if (!skip)
+            memmove(t->dst, t->src, t->n);
         break;
     case HG_TASK_MEMSET:
-        memset(t->dst, t->value, t->n);
+        if (!skip)
+            memset(t->dst, t->value, t->n);
+        break;
+    case HG_TASK_VALUE_WRITE:
+        if (!skip)
+            atomic_store_explicit((_Atomic uint64_t *)t->word, t->rec, memory_order_release);
+        break;
+    case HG_TASK_VALUE_WAIT:
+        if (!skip)
+            value_wait(s, t);
         break;
     case HG_TASK_RECORD:
-        hg_event_task_record(t->ev, t->rec);
+        hg_event_task_record(t->ev, t->rec); /* also when abandoned: waiters elsewhere need it */
         hg_event_release(t->ev);
         break;
     case HG_TASK_WAIT:
-        hg_event_task_wait(t->ev, t->rec);
+        if (!skip)
+            hg_event_task_wait(t->ev, t->rec);
         hg_event_release(t->ev);
         break;
     case HG_TASK_RESET_EVENT:
@@ -187,7 +240,7 @@ static void *worker_main(void *p)
         }
         HG_HAPPENS_AFTER(slot);
         hg_task t = slot->task; /* the slot may be reused once completed says so */
-        run_task(&t);
+        run_task(s, &t);
         HG_HAPPENS_BEFORE(&s->completed);
         atomic_store_explicit(&slot->done, next, memory_order_release);
         atomic_store(&s->completed, next); /* seq_cst: pairs with waiters below */
@@ -215,6 +268,8 @@ hg_stream *hg_stream_new(int device, bool is_default, aclError *err)
     memset(s, 0, sizeof *s);
     atomic_init(&s->ring, ring);
     atomic_init(&s->refs, 1);
+    atomic_init(&s->abandon, 0);
+    s->id = atomic_fetch_add(&g_next_stream_id, 1);
     s->device = device;
     s->is_default = is_default;
     atomic_init(&s->stop, 0);
@@ -325,6 +380,8 @@ static struct hg_ring *ring_grow(hg_stream *s, struct hg_ring *r, uint64_t last)
     return nr;
 }
 
+static _Thread_local uint32_t tls_last_task;
+
 aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
 {
     pthread_mutex_lock(&s->qmu);
@@ -350,6 +407,8 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
         }
     }
     task->seq = seq;
+    if (!s->is_default)
+        tls_last_task = (uint32_t)seq;
     hg_slot *slot = &r->slots[(seq - 1u) & r->mask];
     slot->task = *task;
     HG_HAPPENS_BEFORE(slot);
@@ -379,8 +438,57 @@ void hg_stream_sync(hg_stream *s)
     HG_HAPPENS_AFTER(&s->completed);
 }
 
+bool hg_stream_idle(hg_stream *s)
+{
+    return atomic_load(&s->completed) >= atomic_load_explicit(&s->submitted, memory_order_acquire);
+}
+
+uint64_t hg_deadline_ms(int32_t timeout_ms)
+{
+    if (timeout_ms < 0)
+        return UINT64_MAX;
+    return hg_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+}
+
+/* The realtime-clock time point hg_now_ns() reaches at deadline_ns (for timed waits). */
+struct timespec hg_realtime_at(uint64_t deadline_ns)
+{
+    uint64_t now = hg_now_ns();
+    uint64_t left = deadline_ns > now ? deadline_ns - now : 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + left % 1000000000ull;
+    ts.tv_sec += (time_t)(left / 1000000000ull + ns / 1000000000ull);
+    ts.tv_nsec = (long)(ns % 1000000000ull);
+    return ts;
+}
+
+bool hg_stream_sync_until(hg_stream *s, uint64_t deadline_ns)
+{
+    if (deadline_ns == UINT64_MAX) {
+        hg_stream_sync(s);
+        return true;
+    }
+    uint64_t seq = atomic_load_explicit(&s->submitted, memory_order_acquire);
+    if (atomic_load(&s->completed) >= seq)
+        return true;
+    struct timespec until = hg_realtime_at(deadline_ns);
+    atomic_fetch_add(&s->waiters, 1);
+    pthread_mutex_lock(&s->done_mu);
+    int wrc = 0;
+    while (atomic_load(&s->completed) < seq && wrc != ETIMEDOUT)
+        wrc = pthread_cond_timedwait(&s->done_cv, &s->done_mu, &until);
+    bool ok = atomic_load(&s->completed) >= seq;
+    pthread_mutex_unlock(&s->done_mu);
+    atomic_fetch_sub(&s->waiters, 1);
+    if (ok)
+        HG_HAPPENS_AFTER(&s->completed);
+    return ok;
+}
+
 void hg_stream_shutdown(hg_stream *s)
 {
+    hg_report_detach_stream(s);
     pthread_mutex_lock(&s->qmu);
     atomic_store(&s->stop, 1);
     if (s->sleeping)
@@ -401,35 +509,146 @@ void hg_stream_shutdown_list(hg_stream *list)
 
 /* ------------------------------------------------------------------ public calls */
 
-ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream)
+/* Shared by the stream creators: a stream of the current device with these settings. */
+static aclError create_stream(const char *func, aclrtStream *stream, uint32_t priority, uint32_t flags)
 {
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked("aclrtCreateStream");
+    aclError rc = hg_check_init_locked(func);
     if (!rc && !stream) {
-        hg_set_error("aclrtCreateStream", "stream is NULL");
+        hg_set_error(func, "stream is NULL");
         rc = ACL_ERROR_INVALID_PARAM;
     }
     int dev = -1;
     if (!rc)
-        rc = hg_require_device_locked("aclrtCreateStream", &dev);
+        rc = hg_require_device_locked(func, &dev);
     if (!rc) {
         hg_stream *s = hg_stream_new(dev, false, &rc);
         if (!s) {
-            hg_set_error("aclrtCreateStream", "cannot start the stream's worker thread");
+            hg_set_error(func, "cannot start the stream's worker thread");
         } else {
+            s->priority = priority;
+            s->flags = flags;
             uintptr_t h = hg_table_add(&hg_rt.streams, s);
             if (!h) {
                 pthread_mutex_unlock(&hg_rt.mu);
                 hg_stream_shutdown(s);
-                hg_set_error("aclrtCreateStream", "out of host memory");
-                return ACL_ERROR_RT_MEMORY_ALLOCATION;
+                hg_set_error(func, "out of host memory");
+                return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
             }
             hg_rt_count_add(HG_RTC_STREAMS, 1);
             *stream = (aclrtStream)h;
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
-    return rc;
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream)
+{
+    return create_stream("aclrtCreateStream", stream, 0, 0);
+}
+
+#define HG_STREAM_FLAGS_KNOWN                                                                                  \
+    (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE |                 \
+     ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
+#define HG_LOWEST_PRIORITY 7u
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    const char *func = "aclrtCreateStreamWithConfig";
+    if (flag & ~(uint32_t)HG_STREAM_FLAGS_KNOWN) {
+        hg_set_error(func, "flag (0x%x) has bits outside the ACL_STREAM_* flags (0x%x)", flag,
+                     (unsigned)HG_STREAM_FLAGS_KNOWN);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    /* out-of-range priorities are clamped, as CANN does */
+    return create_stream(func, stream, priority > HG_LOWEST_PRIORITY ? HG_LOWEST_PRIORITY : priority, flag);
+}
+
+ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
+{
+    aclrtStreamConfigHandle *h = calloc(1, sizeof *h);
+    if (!h)
+        hg_set_error("aclrtCreateStreamConfigHandle", "out of host memory");
+    return h;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
+{
+    if (!handle) {
+        hg_set_error("aclrtDestroyStreamConfigHandle", "handle is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    free(handle);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                                     const void *attrValue, size_t valueSize)
+{
+    const char *func = "aclrtSetStreamConfigOpt";
+    if (!handle || !attrValue) {
+        hg_set_error(func, "%s is NULL", !handle ? "handle" : "attrValue");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    size_t want;
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR: want = sizeof(void *); break;
+    case ACL_RT_STREAM_WORK_SIZE: want = sizeof(size_t); break;
+    case ACL_RT_STREAM_FLAG: want = sizeof(size_t); break;
+    case ACL_RT_STREAM_PRIORITY: want = sizeof(uint32_t); break;
+    default:
+        hg_set_error(func, "attr (%d) is not an aclrtStreamConfigAttr value", (int)attr);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (valueSize != want) {
+        hg_set_error(func, "valueSize (%zu) must be %zu for attr %d", valueSize, want, (int)attr);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+        memcpy(&handle->workptr, attrValue, want);
+        break;
+    case ACL_RT_STREAM_WORK_SIZE:
+        memcpy(&handle->workSize, attrValue, want);
+        break;
+    case ACL_RT_STREAM_FLAG: {
+        size_t flag;
+        memcpy(&flag, attrValue, want);
+        if (flag != 0) {
+            hg_set_error(func, "ACL_RT_STREAM_FLAG is reserved and must be 0, got %zu", flag);
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->flag = flag;
+        break;
+    }
+    default: {
+        uint32_t prio;
+        memcpy(&prio, attrValue, want);
+        if (prio > HG_LOWEST_PRIORITY) {
+            hg_set_error(func, "priority (%u) is out of range [0, %u]", prio, HG_LOWEST_PRIORITY);
+            return ACL_ERROR_INVALID_PARAM;
+        }
+        handle->priority = prio;
+        break;
+    }
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
+{
+    const char *func = "aclrtCreateStreamV2";
+    if (!handle) {
+        hg_set_error(func, "handle is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (handle->priority > HG_LOWEST_PRIORITY) {
+        hg_set_error(func, "handle's priority (%u) is out of range [0, %u]", handle->priority, HG_LOWEST_PRIORITY);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    /* the work memory is the caller's; a CPU stream needs none of it */
+    return create_stream(func, stream, handle->priority, 0);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
@@ -454,7 +673,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
     pthread_mutex_unlock(&hg_rt.mu);
     if (s)
         hg_stream_shutdown(s);
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
@@ -469,7 +688,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
         hg_stream_sync(s);
         hg_stream_release(s);
     }
-    return rc;
+    return hg_rt_ret(rc);
 }
 
 HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg)
@@ -495,4 +714,218 @@ HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg
     rc = hg_stream_push(s, &t, func);
     hg_stream_release(s);
     return rc;
+}
+
+HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclError *err)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = -1;
+    *err = hg_check_init_locked(caller);
+    if (!*err) {
+        if (!stream) {
+            *err = hg_require_device_locked(caller, &dev);
+        } else {
+            hg_stream *s = hg_table_get(&hg_rt.streams, (uintptr_t)stream);
+            if (s) {
+                dev = s->device;
+            } else {
+                hg_set_error(caller, "stream (%p) is not a live stream (destroyed, or never created)", stream);
+                *err = ACL_ERROR_RT_INVALID_HANDLE;
+            }
+        }
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return *err ? -1 : dev;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    const char *func = "aclrtDestroyStreamForce";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !stream) {
+        hg_set_error(func, "stream is NULL (the default stream cannot be destroyed)");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    hg_stream *s = NULL;
+    if (!rc) {
+        s = hg_table_get(&hg_rt.streams, (uintptr_t)stream);
+        int dev = hg_current_device_locked();
+        if (!s) {
+            hg_set_error(func, "stream (%p) is not a live stream (destroyed, or never created)", stream);
+            rc = ACL_ERROR_RT_INVALID_HANDLE;
+        } else if (s->device != dev) {
+            hg_set_error(func, "stream belongs to device %d, not to the current device %d", s->device, dev);
+            rc = ACL_ERROR_RT_STREAM_CONTEXT;
+            s = NULL;
+        } else {
+            hg_table_remove(&hg_rt.streams, (uintptr_t)stream);
+            hg_rt_count_add(HG_RTC_STREAMS, -1);
+        }
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (s) {
+        atomic_store(&s->abandon, 1);
+        hg_stream_shutdown(s);
+    }
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    const char *func = "aclrtSynchronizeStreamWithTimeout";
+    if (timeout < -1) {
+        hg_set_error(func, "timeout (%d) must be -1 (wait for ever) or at least 0 (ms)", (int)timeout);
+        return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+    }
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    hg_stream *s = NULL;
+    if (!rc)
+        s = hg_stream_acquire_locked(stream, func, false, &rc);
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (s) {
+        if (!hg_stream_sync_until(s, hg_deadline_ms(timeout))) {
+            hg_set_error(func, "the stream's tasks did not finish within %d ms", (int)timeout);
+            rc = ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+        }
+        hg_stream_release(s);
+    }
+    return hg_rt_ret(rc);
+}
+
+/* Look up a stream for the query calls (NULL: the default stream, which may not exist yet:
+ * then *s is NULL with no error). */
+static aclError query_stream(const char *func, aclrtStream stream, const void *out, const char *out_name,
+                             hg_stream **s)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !out) {
+        hg_set_error(func, "%s is NULL", out_name);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    *s = NULL;
+    if (!rc)
+        *s = hg_stream_acquire_locked(stream, func, false, &rc);
+    pthread_mutex_unlock(&hg_rt.mu);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+{
+    hg_stream *s;
+    aclError rc = query_stream("aclrtStreamQuery", stream, status, "status", &s);
+    if (rc)
+        return hg_rt_ret(rc);
+    *status = !s || hg_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    hg_stream_release(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked("aclrtStreamGetId");
+    if (!rc && !streamId) {
+        hg_set_error("aclrtStreamGetId", "streamId is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    hg_stream *s = NULL;
+    if (!rc)
+        s = hg_stream_acquire_locked(stream, "aclrtStreamGetId", true, &rc);
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (s) {
+        *streamId = s->id;
+        hg_stream_release(s);
+    }
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    hg_stream *s;
+    aclError rc = query_stream("aclrtStreamGetPriority", stream, priority, "priority", &s);
+    if (rc)
+        return hg_rt_ret(rc);
+    *priority = s ? s->priority : 0u;
+    hg_stream_release(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    hg_stream *s;
+    aclError rc = query_stream("aclrtStreamGetFlags", stream, flags, "flags", &s);
+    if (rc)
+        return hg_rt_ret(rc);
+    *flags = s ? s->flags : 0u;
+    hg_stream_release(s);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    const char *func = "aclrtSetStreamFailureMode";
+    if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE) {
+        hg_set_error(func, "mode (%llu) is not ACL_CONTINUE_ON_FAILURE (0) or ACL_STOP_ON_FAILURE (1)",
+                     (unsigned long long)mode);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    hg_stream *s = NULL;
+    if (!rc)
+        s = hg_stream_acquire_locked(stream, func, true, &rc);
+    if (s) {
+        if (s->failure_mode_set && s->failure_mode != mode) {
+            hg_set_error(func, "the stream's failure mode was set already (it can be set once)");
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+        } else {
+            /* CPU tasks do not fail the way device tasks do, so the mode never changes what runs */
+            s->failure_mode = mode;
+            s->failure_mode_set = true;
+        }
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+#define HG_MAX_STREAMS_PER_DEVICE 1984
+
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
+{
+    const char *func = "aclrtGetStreamAvailableNum";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && !streamCount) {
+        hg_set_error(func, "streamCount is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    int dev = -1;
+    if (!rc)
+        rc = hg_require_device_locked(func, &dev);
+    if (!rc) {
+        uint32_t used = hg_rt.dev[dev].default_stream ? 1u : 0u;
+        for (uint32_t i = 0; i < hg_rt.streams.cap; ++i) {
+            uintptr_t h = hg_table_handle_at(&hg_rt.streams, i);
+            hg_stream *s = h ? hg_table_get(&hg_rt.streams, h) : NULL;
+            if (s && s->device == dev)
+                ++used;
+        }
+        *streamCount = used >= HG_MAX_STREAMS_PER_DEVICE ? 0u : HG_MAX_STREAMS_PER_DEVICE - used;
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId)
+{
+    if (!taskId) {
+        hg_set_error("aclrtGetThreadLastTaskId", "taskId is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *taskId = tls_last_task;
+    return ACL_SUCCESS;
 }
