@@ -30,11 +30,19 @@ class BuildWithEmbeddedRuntime(build_ext):
             if inc.exists():
                 shutil.rmtree(inc)
             shutil.copytree(ROOT / "include", inc)
-            # The sample ports, so `python -m pyacl_hardgrad samples` works after install.
-            ex = dest / "examples"
-            ex.mkdir(parents=True, exist_ok=True)
-            for script in sorted((ROOT / "examples").glob("*.py")):
-                shutil.copy2(script, ex / script.name)
+            # Each registered operator's examples, docs and op.json (and the registry), so
+            # `python -m pyacl_hardgrad samples` and the Python layer find them after install.
+            ops = dest / "_embedded" / "opapi" / "ops"
+            ops.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(embedded_libs.REGISTRY, ops / embedded_libs.REGISTRY.name)
+            for src in embedded_libs.operator_dirs():
+                for sub in ("examples", "docs"):
+                    if (src / sub).is_dir():
+                        if (ops / src.name / sub).exists():
+                            shutil.rmtree(ops / src.name / sub)
+                        shutil.copytree(src / sub, ops / src.name / sub)
+                if (src / "op.json").is_file():
+                    shutil.copy2(src / "op.json", ops / src.name / "op.json")
         super().run()
 
 

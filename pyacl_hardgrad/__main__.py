@@ -9,43 +9,50 @@ from pathlib import Path
 
 from ._paths import get_include, get_library_dir
 
-SAMPLES = ("test_aclnn_hardtanh_grad.py", "hardtanh_grad_idiomatic.py",
-           "test_aclnn_hard_sigmoid_grad.py", "hardsigmoid_grad_idiomatic.py")
-_HARDTANH = (0, 0, 0, 3, 0, 5, 0, 0)
-_HARDSIGMOID = (0, 1 / 6, 2 / 6, 0, 0, 0, 0, 0)
-EXPECTED = {
-    "test_aclnn_hardtanh_grad.py": _HARDTANH, "hardtanh_grad_idiomatic.py": _HARDTANH,
-    "test_aclnn_hard_sigmoid_grad.py": _HARDSIGMOID, "hardsigmoid_grad_idiomatic.py": _HARDSIGMOID,
-}
+def ops_dir() -> Path:
+    """The operator folders (pyacl_hardgrad/_embedded/opapi/ops/, installed or in the source tree)."""
+    return Path(__file__).resolve().parent / "_embedded" / "opapi" / "ops"
+
+
+def samples(directory: str | os.PathLike | None = None) -> list[Path]:
+    """Every Python sample of the registered operators (their examples/*.py with a
+    <name>.expected file next to it), in registry order; or those of one folder."""
+    if directory:
+        folders = [Path(directory)]
+    else:
+        root = ops_dir()
+        names = [ln.split("#", 1)[0].strip() for ln in (root / "operators.txt").read_text().splitlines()]
+        folders = [root / n / "examples" for n in names if n]
+    return [p for d in folders for p in sorted(d.glob("*.py")) if p.with_suffix(".expected").is_file()]
+
+
+def sample_path(name: str) -> Path:
+    """The sample script called name (e.g. "test_aclnn_hardtanh_grad.py")."""
+    for p in samples():
+        if p.name == name:
+            return p
+    raise FileNotFoundError(f"no sample {name} in {ops_dir()}")
 
 
 def expected_output(name: str) -> str:
-    return "".join("result[%d] is: %f\n" % (i, v) for i, v in enumerate(EXPECTED[name]))
-
-
-def examples_dir() -> Path:
-    """The installed copy of examples/, else the source tree's."""
-    pkg = Path(__file__).resolve().parent
-    for d in (pkg / "examples", pkg.parent / "examples"):
-        if all((d / s).is_file() for s in SAMPLES):
-            return d
-    raise FileNotFoundError(f"the sample ports were not found in {pkg / 'examples'} or {pkg.parent / 'examples'}")
+    return sample_path(name).with_suffix(".expected").read_text()
 
 
 def run_samples(verbose: bool = False, directory: str | os.PathLike | None = None) -> int:
-    d = Path(directory) if directory else examples_dir()
+    scripts = samples(directory)
     failures = 0
-    for name in SAMPLES:
-        proc = subprocess.run([sys.executable, str(d / name)], capture_output=True, text=True, timeout=120)
-        ok = proc.returncode == 0 and proc.stdout == expected_output(name)
+    for path in scripts:
+        want = path.with_suffix(".expected").read_text()
+        proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+        ok = proc.returncode == 0 and proc.stdout == want
         failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}")
+        print(f"{'ok  ' if ok else 'FAIL'} {path.parent.parent.name}/{path.name}")
         if verbose or not ok:
             sys.stdout.write(proc.stdout)
             if not ok:
-                sys.stdout.write(f"--- expected ---\n{expected_output(name)}--- stderr ---\n{proc.stderr}")
-    print(f"{len(SAMPLES) - failures}/{len(SAMPLES)} samples match")
-    return 1 if failures else 0
+                sys.stdout.write(f"--- expected ---\n{want}--- stderr ---\n{proc.stderr}")
+    print(f"{len(scripts) - failures}/{len(scripts)} samples match")
+    return 1 if failures or not scripts else 0
 
 
 def info() -> int:
@@ -104,9 +111,9 @@ def main(argv=None) -> int:
                     help="print the folder to put on PYTHONPATH so that `import acl` loads pyACL's API")
     sub = ap.add_subparsers(dest="command")
     sub.add_parser("info", help="backend, library files, SoC, device count, version")
-    sp = sub.add_parser("samples", help="run the four sample ports and check their output")
+    sp = sub.add_parser("samples", help="run every operator's sample ports and check their output")
     sp.add_argument("-v", "--verbose", action="store_true")
-    sp.add_argument("--dir", help="folder holding the sample scripts")
+    sp.add_argument("--dir", help="one folder of sample scripts (default: every registered operator's examples/)")
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     sub.add_parser("run", help="run a pyACL script with `import acl` bound to this package (run --help)")
     args = ap.parse_args(argv)

@@ -1,9 +1,11 @@
-"""Exact numpy model of the two operator kernels of the embedded runtime.
+"""The rounding rules of the embedded runtime's kernels in numpy, shared by the operators'
+models (each operator folder's tests/<folder>_model.py).
 
-fp16 rounding is numpy's (round to nearest, ties to even, subnormals, overflow to inf).
-bfloat16 comes from ml_dtypes, but ml_dtypes rounds float32 -> bfloat16 ties to EVEN while
-the NPU kernels round ties AWAY from zero, so that one cast is modelled on the float32 bit
-pattern: (bits + 0x8000) >> 16, NaN kept as a quiet NaN.
+fp16 RNE is numpy's (round to nearest, ties to even, subnormals, overflow to inf).  bfloat16
+comes from ml_dtypes, which rounds float32 -> bfloat16 ties to EVEN (CAST_RINT); the Cast step
+and CAST_ROUND round ties AWAY from zero, which is modelled on the float32 bit pattern:
+(bits + 0x8000) >> 16, NaN kept as a quiet NaN.  fp16 ties-away (CAST_ROUND) is modelled from
+numpy's fp16 by correcting the exact ties.
 """
 from __future__ import annotations
 
@@ -15,8 +17,27 @@ F16 = np.dtype(np.float16)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOAT_DTYPES = (F32, F16, BF16)
 
-SIXTH = np.float32(1.0) / np.float32(6.0)   # 1.0f / 6.0f
-HALF = np.float32(0.5)
+
+
+# Arrays from bit patterns and back, for tests written in bits.
+def f32(*bits):
+    return np.array(bits, dtype=np.uint32).view(np.float32)
+
+
+def f16(*bits):
+    return np.array(bits, dtype=np.uint16).view(np.float16)
+
+
+def bf16(*bits):
+    return np.array(bits, dtype=np.uint16).view(BF16)
+
+
+def u32(a):
+    return [int(x) for x in np.asarray(a).view(np.uint32)]
+
+
+def u16(a):
+    return [int(x) for x in np.asarray(a).view(np.uint16)]
 
 
 def f32_to_bf16(x) -> np.ndarray:
@@ -27,6 +48,23 @@ def f32_to_bf16(x) -> np.ndarray:
     nan_bits = ((bits >> 16) | 0x0040).astype(np.uint16)
     out = np.where(np.isnan(x), nan_bits, rounded).astype(np.uint16)
     return out.view(BF16)
+
+
+def f32_to_bf16_rne(x) -> np.ndarray:
+    """float32 -> bfloat16, ties to even (CAST_RINT); ml_dtypes' own cast (NaN stays NaN)."""
+    return np.asarray(x, dtype=np.float32).astype(BF16)
+
+
+def f32_to_f16_rna(x) -> np.ndarray:
+    """float32 -> float16, ties away from zero (CAST_ROUND): numpy's ties-to-even result,
+    moved one ulp away from zero where x was an exact tie that numpy rounded toward zero."""
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = x.astype(np.float16)
+        up = (h.view(np.uint16) + np.uint16(1)).astype(np.uint16).view(np.float16)   # one ulp larger magnitude
+        ax, ah, au = (np.abs(v.astype(np.float64)) for v in (x, h, up))
+        tie_toward_zero = np.isfinite(h) & (ah < ax) & (ax * 2 == ah + au)
+        return np.where(tie_toward_zero, up, h).astype(np.float16)
 
 
 def cast(x, dtype) -> np.ndarray:
@@ -46,43 +84,20 @@ def cast(x, dtype) -> np.ndarray:
     raise TypeError(f"unsupported dtype {dtype}")
 
 
-def _check(a, name) -> np.ndarray:
+def check_float(a, name) -> np.ndarray:
     a = np.asarray(a)
     if a.dtype not in FLOAT_DTYPES:
         raise TypeError(f"{name} dtype {a.dtype} is not float32/float16/bfloat16")
     return a
 
 
-def hardtanh_backward(grad, self, min_value, max_value) -> np.ndarray:
-    """out = grad (bit copy) where min < self < max or self is NaN, else +0; one dtype throughout."""
-    grad, self = _check(grad, "grad"), _check(self, "self")
-    if grad.dtype != self.dtype or grad.shape != self.shape:
-        raise ValueError("grad and self must have one dtype and one shape")
-    lo, hi = np.float32(min_value), np.float32(max_value)
-    s = self.astype(np.float32)
-    keep = ((s > lo) & (s < hi)) | np.isnan(s)
-    word = np.uint32 if grad.dtype == F32 else np.uint16
-    bits = np.where(keep, grad.view(word), word(0)).astype(word)
-    return bits.view(grad.dtype)
+def __getattr__(name):
+    """The operators' model functions looked up in every registered
+    operator folder's tests/<folder>_model.py, for tests written against one model module."""
+    import hg_registry
 
-
-def promote(grad_dtype, self_dtype) -> np.dtype:
-    """gradOutput x self: same -> same, any mix -> float32."""
-    grad_dtype, self_dtype = np.dtype(grad_dtype), np.dtype(self_dtype)
-    return grad_dtype if grad_dtype == self_dtype else F32
-
-
-def hardsigmoid_backward(grad, self, out_dtype=None) -> np.ndarray:
-    """In fp32: t = self*(1/6); t = t + 0.5; r = grad*(1/6); res = r if 0 < t < 1 else 0;
-    res rounded to the promoted dtype, then cast to out_dtype (default: promoted)."""
-    grad, self = _check(grad, "grad"), _check(self, "self")
-    if grad.shape != self.shape:
-        raise ValueError("grad and self must have one shape")
-    promoted = promote(grad.dtype, self.dtype)
-    out_dtype = promoted if out_dtype is None else np.dtype(out_dtype)
-    with np.errstate(all="ignore"):
-        t = self.astype(np.float32) * SIXTH
-        t = (t + HALF).astype(np.float32)
-        r = grad.astype(np.float32) * SIXTH
-        res = np.where((t > np.float32(0)) & (t < np.float32(1)), r, np.float32(0)).astype(np.float32)
-        return cast(cast(res, promoted), out_dtype)
+    for op in hg_registry.operators():
+        mod = hg_registry.model(op)
+        if hasattr(mod, name):
+            return getattr(mod, name)
+    raise AttributeError(f"module 'hg_model' has no attribute {name!r}")

@@ -16,10 +16,10 @@ def _run(args, **kw):
 
 
 @pytest.mark.parametrize("name", ["test_aclnn_hardtanh_grad.py", "hardtanh_grad_idiomatic.py",
-                                  "test_aclnn_hard_sigmoid_grad.py", "hardsigmoid_grad_idiomatic.py"])
+                                  "test_aclnn_hard_sigmoid_grad.py", "hard_sigmoid_grad_idiomatic.py"])
 def test_port_output(hg, name):
-    from pyacl_hardgrad.__main__ import expected_output
-    proc = _run([str(EXAMPLES / name)])
+    from pyacl_hardgrad.__main__ import expected_output, sample_path
+    proc = _run([str(sample_path(name))])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == expected_output(name)
 
@@ -33,7 +33,7 @@ def test_expected_lines_match_the_reference():
 def test_cli_samples_and_info(hg):
     proc = _run(["-m", "pyacl_hardgrad", "samples"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "4/4 samples match" in proc.stdout
+    assert "samples match" in proc.stdout and "FAIL" not in proc.stdout
     proc = _run(["-m", "pyacl_hardgrad", "info"])
     assert proc.returncode == 0, proc.stderr
     assert "backend:      sim" in proc.stdout and "libascendcl.so" in proc.stdout and "devices:" in proc.stdout

@@ -36,11 +36,41 @@ COMMON_CFLAGS = [
 
 # Sources named *_<suffix>.c are built only on the matching machine, with extra flags,
 # so SIMD code stays behind runtime dispatch and the rest of the build stays portable.
+_AVX2_FLAGS = ["-mavx2", "-mf16c"]
+_AVX512_FLAGS = ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mf16c"]
 _ARCH_SOURCES = {
-    "_x86_avx2.c": ("x86_64", ["-mavx2", "-mf16c"]),
-    "_x86_avx512.c": ("x86_64", ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mf16c"]),
+    "_x86_avx2.c": ("x86_64", _AVX2_FLAGS),
+    "_x86_avx512.c": ("x86_64", _AVX512_FLAGS),
     "_arm_neon.c": ("aarch64", []),
 }
+# An operator's *_simd.c is compiled once per SIMD path of the target (object <stem>_<path>.o),
+# with the path's macro for hg_simd.h and its flags.
+_SIMD_PATHS = {
+    "x86_64": (("avx2", ["-DHG_SIMD_AVX2"] + _AVX2_FLAGS), ("avx512", ["-DHG_SIMD_AVX512"] + _AVX512_FLAGS)),
+    "aarch64": (("neon", ["-DHG_SIMD_NEON"]),),
+}
+
+OPS_DIR = EMBEDDED_DIR / "opapi" / "ops"
+REGISTRY = OPS_DIR / "operators.txt"
+
+
+def registered_operators(registry: os.PathLike | str = REGISTRY) -> list[str]:
+    """The operator folders the registry lists (one per line, '#' starts a comment)."""
+    names = []
+    for line in Path(registry).read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            names.append(line)
+    return names
+
+
+def operator_dirs() -> list[Path]:
+    """ops/<folder> of every registered operator; a listed folder that is missing is an error."""
+    dirs = [OPS_DIR / n for n in registered_operators()]
+    for d in dirs:
+        if not (d / "op_api").is_dir():
+            raise RuntimeError(f"{REGISTRY} lists {d.name}, but {d}/op_api does not exist")
+    return dirs
 
 
 def _machine() -> str:
@@ -48,9 +78,14 @@ def _machine() -> str:
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
 
 
-def _sources(folder: Path, machine: str) -> list[tuple[Path, list[str]]]:
+def _sources(folder: Path, machine: str) -> list[tuple[Path, str, list[str]]]:
+    """(source, object stem, extra flags) of the folder's C files for this machine."""
     out = []
     for src in sorted(folder.glob("*.c")):
+        if src.name.endswith("_simd.c"):
+            for path, flags in _SIMD_PATHS.get(machine, ()):
+                out.append((src, f"{src.stem}_{path}", flags))
+            continue
         extra: list[str] = []
         skip = False
         for suffix, (arch, flags) in _ARCH_SOURCES.items():
@@ -58,8 +93,20 @@ def _sources(folder: Path, machine: str) -> list[tuple[Path, list[str]]]:
                 skip = machine != arch
                 extra = flags
         if not skip:
-            out.append((src, extra))
+            out.append((src, src.stem, extra))
     return out
+
+
+def _library_folders(folder: str) -> list[tuple[Path, list[Path]]]:
+    """(source folder, its include folders) making up one library: opapi is the shared part
+    plus op_api/ and op_kernel/ of every registered operator."""
+    base = EMBEDDED_DIR / folder
+    groups = [(base, [base])]
+    if folder == "opapi":
+        for d in operator_dirs():
+            incs = [base, d / "op_kernel", d / "op_api"]
+            groups += [(d / sub, incs) for sub in ("op_api", "op_kernel") if (d / sub).is_dir()]
+    return groups
 
 
 def _run(cmd: list[str], verbose: bool) -> None:
@@ -115,16 +162,17 @@ def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = Fa
     includes = [f"-I{INCLUDE_DIR}", f"-I{EMBEDDED_DIR / 'common'}"]
     built = []
     for name, folder, deps in LIBRARIES:
-        src_dir = EMBEDDED_DIR / folder
         objs = []
-        (obj_root / folder).mkdir(parents=True, exist_ok=True)
-        for src, extra in _sources(src_dir, machine):
-            obj = obj_root / folder / (src.stem + ".o")
-            _run(compiler + cflags + extra + includes + [f"-I{src_dir}", "-c", str(src), "-o", str(obj)],
-                 verbose)
-            objs.append(str(obj))
+        for src_dir, incs in _library_folders(folder):
+            obj_dir = obj_root / src_dir.relative_to(EMBEDDED_DIR)
+            obj_dir.mkdir(parents=True, exist_ok=True)
+            for src, stem, extra in _sources(src_dir, machine):
+                obj = obj_dir / (stem + ".o")
+                _run(compiler + cflags + extra + includes + [f"-I{i}" for i in incs] +
+                     ["-c", str(src), "-o", str(obj)], verbose)
+                objs.append(str(obj))
         if not objs:
-            raise RuntimeError(f"no C sources in {src_dir}")
+            raise RuntimeError(f"no C sources in {EMBEDDED_DIR / folder}")
         target = out / f"lib{name}.so"
         link = compiler + ["-shared", "-pthread", f"-Wl,-soname,lib{name}.so", "-Wl,-z,defs",
                            "-Wl,-rpath,$ORIGIN", "-o", str(target)] + san + objs

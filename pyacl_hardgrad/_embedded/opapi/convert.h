@@ -1,9 +1,14 @@
 /*
  * fp16 / bf16 <-> fp32 conversions written on the bit patterns, so the results do not
  * depend on compiler support for half types or on the host's rounding hardware.
- *   fp16 <- fp32: round to nearest, ties to even; subnormals kept; overflow -> inf.
- *   bf16 <- fp32: round to nearest, ties away from zero (the NPU kernels' rule);
- *                 NaN stays NaN.
+ *   fp16 <- fp32: hg_f32_to_f16 rounds to nearest, ties to even (CAST_RINT, also the
+ *                 CAST_NONE of a narrowing cast); hg_f32_to_f16_rna ties away from zero
+ *                 (CAST_ROUND).  Subnormals kept; overflow -> inf; NaN stays NaN.
+ *   bf16 <- fp32: hg_f32_to_bf16 rounds to nearest, ties away from zero (CAST_ROUND, and
+ *                 the rule of the Cast step after a kernel); hg_f32_to_bf16_rne ties to
+ *                 even (CAST_RINT).  NaN stays NaN (quiet).
+ *   int32 -> fp32: hg_i32_to_f32_rint (CAST_RINT); fp32 -> int32: hg_f32_to_i32_trunc
+ *                 (CAST_TRUNC), saturating, NaN -> 0.
  * Widening (fp16/bf16 -> fp32) is exact.
  */
 #ifndef PYACL_HARDGRAD_OPAPI_CONVERT_H_
@@ -87,6 +92,55 @@ static inline uint16_t hg_f32_to_bf16(float f)
         return (uint16_t)((x >> 16) | 0x0040u);     /* NaN stays NaN (quiet) */
     }
     return (uint16_t)((x + 0x8000u) >> 16);         /* ties away from zero */
+}
+
+/* fp32 -> fp16, round to nearest with ties away from zero (CAST_ROUND). */
+static inline uint16_t hg_f32_to_f16_rna(float f)
+{
+    uint32_t x = hg_f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) {
+        return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+    }
+    if (ax >= 0x477ff000u) {                        /* >= 65520 (or inf): overflow */
+        return (uint16_t)(sign | 0x7c00u);
+    }
+    if (ax < 0x38800000u) {                         /* subnormal or zero: |f| * 2^24, half away */
+        float y = hg_bits_f32(ax) * 0x1p24f;        /* exact (a power of two), y < 1024 */
+        return (uint16_t)(sign | (uint16_t)(uint32_t)(y + 0.5f));   /* y + 0.5 is exact too */
+    }
+    return (uint16_t)(sign | (((ax + 0x1000u) >> 13) - (112u << 10)));
+}
+
+/* fp32 -> bf16, round to nearest with ties to even (CAST_RINT). */
+static inline uint16_t hg_f32_to_bf16_rne(float f)
+{
+    uint32_t x = hg_f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) {
+        return (uint16_t)((x >> 16) | 0x0040u);
+    }
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/* fp32 -> int32 toward zero (CAST_TRUNC); out-of-range values saturate, NaN gives 0. */
+static inline int32_t hg_f32_to_i32_trunc(float f)
+{
+    if (f != f) {
+        return 0;
+    }
+    if (f >= 2147483648.0f) {
+        return INT32_MAX;
+    }
+    if (f <= -2147483648.0f) {
+        return INT32_MIN;
+    }
+    return (int32_t)f;
+}
+
+static inline float hg_i32_to_f32_rint(int32_t v)
+{
+    return (float)v;   /* C's conversion rounds to nearest even under the default mode */
 }
 
 #endif /* PYACL_HARDGRAD_OPAPI_CONVERT_H_ */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels_isa.h"
+#include "hg_isa.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -117,4 +117,22 @@ hg_isa hg_kernel_isa(void)
 {
     pthread_once(&isa_once, isa_init);
     return isa_selected;
+}
+
+const hg_kernel_entry *hg_kernel_find(const hg_kernel_entry *table, const aclDataType *in, int nin,
+                                      aclDataType out)
+{
+    if (table == NULL) {
+        return NULL;
+    }
+    for (const hg_kernel_entry *e = table; e->fn != NULL; e++) {
+        int match = e->out == out;
+        for (int k = 0; match && k < HG_MAX_IN; k++) {
+            match = e->in[k] == (k < nin ? in[k] : ACL_DT_UNDEFINED);
+        }
+        if (match) {
+            return e;
+        }
+    }
+    return NULL;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "acl/acl_rt.h"
-#include "kernels_isa.h"
+#include "hg_isa.h"
 
 /* ------------------------------------------------------------------ SoC rules */
 
@@ -19,13 +19,38 @@ static int has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-int hg_soc_supports_bf16(void)
+const char *hg_soc_name(void)
 {
     const char *soc = aclrtGetSocName();
-    if (soc == NULL) {
-        return 1;   /* before aclInit: the default SoC, Ascend910B */
+    return soc != NULL ? soc : "Ascend910B";   /* before aclInit: the default SoC */
+}
+
+hg_soc_family hg_soc(void)
+{
+    const char *soc = hg_soc_name();
+    if (has_prefix(soc, "Ascend910B")) {
+        return HG_SOC_ASCEND910B;
     }
-    return has_prefix(soc, "Ascend910B") || has_prefix(soc, "Ascend910_93") || has_prefix(soc, "Ascend950");
+    if (has_prefix(soc, "Ascend910_93")) {
+        return HG_SOC_ASCEND910_93;
+    }
+    if (has_prefix(soc, "Ascend950")) {
+        return HG_SOC_ASCEND950;
+    }
+    if (has_prefix(soc, "Ascend310P")) {
+        return HG_SOC_ASCEND310P;
+    }
+    if (strcmp(soc, "Ascend910") == 0 || has_prefix(soc, "Ascend910A") || has_prefix(soc, "Ascend910Pro") ||
+        has_prefix(soc, "Ascend910Premium")) {
+        return HG_SOC_ASCEND910;
+    }
+    return HG_SOC_OTHER;
+}
+
+int hg_soc_supports_bf16(void)
+{
+    hg_soc_family f = hg_soc();
+    return f == HG_SOC_ASCEND910B || f == HG_SOC_ASCEND910_93 || f == HG_SOC_ASCEND950;
 }
 
 int hg_float_dtype_supported(aclDataType dtype)
@@ -304,236 +329,6 @@ aclnnStatus hg_plan_workspace(const char *func, hg_view *const *views, int count
     }
     *ws = total;
     return ACLNN_SUCCESS;
-}
-
-/* ------------------------------------------------------------------ pipeline */
-
-/* Tensors from this many elements up are split across the worker pool. */
-#define HG_PARALLEL_MIN ((size_t)1 << 16)
-/* Chunk bounds are multiples of this many elements (whole cache lines and vectors). */
-#define HG_CHUNK_ALIGN ((size_t)1024)
-/* Staged tensors go gather -> kernel -> scatter per block of this many elements, so the
- * staged data is still in cache when the next step reads it. */
-#define HG_STAGE_BLOCK ((size_t)8192)
-
-/* Tensors (all three together) from this many bytes up are written with streaming stores. */
-#define HG_STREAM_MIN_BYTES ((uint64_t)64 << 20)
-
-typedef struct ew_job {
-    const hg_ew_plan *p;
-    char *ws;
-    const void *in[2];
-    void *out;
-    hg_hardtanh_fn hardtanh;
-    hg_hardsigmoid_fn hardsigmoid;
-} ew_job;
-
-static void ew_kernel(const ew_job *j, size_t begin, size_t end)
-{
-    if (j->hardtanh) {
-        j->hardtanh(j->in[0], j->in[1], j->out, j->p->lo, j->p->hi, begin, end);
-    } else {
-        j->hardsigmoid(j->in[0], j->in[1], j->out, begin, end);
-    }
-}
-
-/* Elements [begin, end) through the whole pipeline; the staging buffers are indexed by
- * the logical element, so ranges are independent of each other. */
-static void ew_range(void *arg, size_t begin, size_t end)
-{
-    const ew_job *j = arg;
-    const hg_ew_plan *p = j->p;
-    int staged = p->out.ws_offset != HG_NOT_STAGED;
-    for (int k = 0; k < p->nin; k++) {
-        staged |= p->in[k].ws_offset != HG_NOT_STAGED;
-    }
-    if (!staged) {
-        ew_kernel(j, begin, end);
-        return;
-    }
-    for (size_t b = begin; b < end; b += HG_STAGE_BLOCK) {
-        size_t e = end - b > HG_STAGE_BLOCK ? b + HG_STAGE_BLOCK : end;
-        for (int k = 0; k < p->nin; k++) {
-            if (p->in[k].ws_offset != HG_NOT_STAGED) {
-                hg_strided_gather_range(&p->in[k], (void *)j->in[k], b, e);
-            }
-        }
-        ew_kernel(j, b, e);
-        if (p->out.ws_offset != HG_NOT_STAGED) {
-            hg_strided_scatter_range(&p->out, j->out, b, e);
-        }
-    }
-}
-
-/* Bytes [*lo, *hi) the view can touch. */
-static void view_extent(const hg_view *v, uintptr_t *lo, uintptr_t *hi)
-{
-    int64_t first = v->offset, last = v->offset;
-    for (int d = 0; d < v->ndim; d++) {
-        int64_t span = (v->shape[d] - 1) * v->strides[d];
-        if (span < 0) {
-            first += span;
-        } else {
-            last += span;
-        }
-    }
-    *lo = (uintptr_t)v->data + (uintptr_t)(first * (int64_t)v->elsize);
-    *hi = (uintptr_t)v->data + (uintptr_t)((last + 1) * (int64_t)v->elsize);
-}
-
-/* Whether out can be written in independent ranges (threads, blocks, SIMD) while the
- * inputs are read: no two of its elements share an address, and it shares no byte with any
- * input, or it is exactly an input
- * (in-place on the same contiguous buffer and dtype size, element i reads and writes
- * element i only).  Any other overlap keeps the whole-tensor order of one thread. */
-/* Whether two elements of the view may share an address (a broadcast out, or strides
- * that interleave): walking the dims from the smallest stride up, each stride must step
- * past everything the smaller dims reach, or the view is not one-to-one. */
-static int view_may_self_overlap(const hg_view *v)
-{
-    int order[HG_MAX_DIMS];
-    for (int d = 0; d < v->cndim; d++) {
-        int k = d;
-        while (k > 0 && v->cstrides[order[k - 1]] > v->cstrides[d]) {
-            order[k] = order[k - 1];
-            k--;
-        }
-        order[k] = d;
-    }
-    int64_t reach = 0;   /* largest element offset the dims walked so far reach */
-    for (int i = 0; i < v->cndim; i++) {
-        int d = order[i];
-        if (v->cstrides[d] <= reach) {
-            return 1;
-        }
-        reach += (v->cshape[d] - 1) * v->cstrides[d];
-    }
-    return 0;
-}
-
-static int ew_ranges_independent(const hg_ew_plan *p)
-{
-    if (view_may_self_overlap(&p->out)) {
-        return 0;   /* several elements write one address: only the reference order is defined */
-    }
-    uintptr_t olo, ohi;
-    view_extent(&p->out, &olo, &ohi);
-    for (int k = 0; k < p->nin; k++) {
-        const hg_view *v = &p->in[k];
-        uintptr_t lo, hi;
-        view_extent(v, &lo, &hi);
-        if (hi <= olo || ohi <= lo) {
-            continue;
-        }
-        if (v->contiguous && p->out.contiguous && v->elsize == p->out.elsize && lo == olo && hi == ohi) {
-            continue;
-        }
-        return 0;
-    }
-    return 1;
-}
-
-/* Whether out should be written with cache-bypassing stores: nothing staged (the kernel
- * writes the user's buffer directly) and the three tensors together far larger than a
- * last-level cache, so none of it is still cached by the next call anyway. */
-static int ew_streaming(const hg_ew_plan *p)
-{
-    if (p->out.ws_offset != HG_NOT_STAGED) {
-        return 0;
-    }
-    uint64_t bytes = (uint64_t)p->numel * p->out.elsize;
-    for (int k = 0; k < p->nin; k++) {
-        if (p->in[k].ws_offset != HG_NOT_STAGED) {
-            return 0;
-        }
-        bytes += (uint64_t)p->numel * p->in[k].elsize;
-    }
-    return bytes >= HG_STREAM_MIN_BYTES;
-}
-
-void hg_ew_run(void *plan_arg, void *workspace)
-{
-    const hg_ew_plan *p = plan_arg;
-    if (p->numel <= 0) {
-        return;
-    }
-    char *ws = workspace;
-    ew_job j = {p, ws, {NULL, NULL}, NULL, p->hardtanh, p->hardsigmoid};
-    for (int k = 0; k < p->nin; k++) {
-        const hg_view *v = &p->in[k];
-        j.in[k] = v->ws_offset == HG_NOT_STAGED ? (const void *)hg_view_base(v) : (const void *)(ws + v->ws_offset);
-    }
-    j.out = p->out.ws_offset == HG_NOT_STAGED ? (void *)hg_view_base(&p->out) : (void *)(ws + p->out.ws_offset);
-    size_t n = (size_t)p->numel;
-
-    if (!ew_ranges_independent(p)) {
-        /* Overlapping out and inputs: the whole-tensor steps in order, portable kernel,
-         * one thread, so the result is the one of the reference order. */
-        for (int k = 0; k < p->nin; k++) {
-            if (p->in[k].ws_offset != HG_NOT_STAGED) {
-                hg_strided_gather(&p->in[k], (void *)j.in[k]);
-            }
-        }
-        if (p->hardtanh) {
-            j.hardtanh = hg_scalar_hardtanh_kernel(p->in[0].dtype);
-        } else {
-            j.hardsigmoid = hg_scalar_hardsigmoid_kernel(p->in[0].dtype, p->in[1].dtype, p->out.dtype);
-        }
-        ew_kernel(&j, 0, n);
-        if (p->out.ws_offset != HG_NOT_STAGED) {
-            hg_strided_scatter(&p->out, j.out);
-        }
-        return;
-    }
-    if (ew_streaming(p)) {
-        if (p->hardtanh) {
-            hg_hardtanh_fn nt = hg_hardtanh_kernel_nt(p->in[0].dtype);
-            j.hardtanh = nt ? nt : j.hardtanh;
-        } else {
-            hg_hardsigmoid_fn nt = hg_hardsigmoid_kernel_nt(p->in[0].dtype, p->in[1].dtype, p->out.dtype);
-            j.hardsigmoid = nt ? nt : j.hardsigmoid;
-        }
-    }
-    hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
-}
-
-hg_ew_plan *hg_ew_plan_new(const char *func, const aclTensor *grad, const aclTensor *self, const aclTensor *out)
-{
-    hg_ew_plan *plan = calloc(1, sizeof *plan);
-    if (plan == NULL) {
-        hg_set_error(func, "out of host memory for the plan");
-        return NULL;
-    }
-    plan->numel = grad->numel;
-    plan->nin = 2;
-    hg_view_capture(grad, &plan->in[0]);
-    hg_view_capture(self, &plan->in[1]);
-    hg_view_capture(out, &plan->out);
-    return plan;
-}
-
-aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
-                              uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    uint64_t ws = 0;
-    hg_view *views[3] = {&plan->in[0], &plan->in[1], &plan->out};
-    aclnnStatus rc = hg_plan_workspace(func, views, 3, &ws);
-    if (rc != ACLNN_SUCCESS) {
-        free(plan);
-        return rc;
-    }
-    aclOpExecutor *exe = hg_executor_create(ops, plan, ws);   /* owns plan, also on failure */
-    if (exe == NULL) {
-        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
-    }
-    *workspaceSize = ws;
-    *executor = exe;
-    return ACLNN_SUCCESS;
-}
-
-void hg_ew_destroy(void *plan)
-{
-    free(plan);
 }
 
 aclnnStatus hg_check_shapes_and_formats(const char *func, const aclTensor *gradOutput, const aclTensor *self,

@@ -1,7 +1,8 @@
 /*
- * Shared pieces of libopapi's element-wise operators: argument checks with CANN's
- * codes and messages, the captured view of a tensor, workspace planning, strided
- * staging copies and the per-dtype kernels.
+ * The shared part of libopapi's element-wise operators (every operator lives in its own
+ * folder under ops/): argument checks with CANN's codes and messages, SoC and dtype rules,
+ * the captured view of a tensor, workspace planning, strided staging copies, the worker
+ * pool, the generic kernel signature and the element-wise plan that runs it.
  */
 #ifndef PYACL_HARDGRAD_OPAPI_COMMON_H_
 #define PYACL_HARDGRAD_OPAPI_COMMON_H_
@@ -37,6 +38,17 @@ typedef struct hg_view {
 int hg_soc_supports_bf16(void);
 /* 1 for FLOAT, FLOAT16 and (on SoCs that have it) BF16. */
 int hg_float_dtype_supported(aclDataType dtype);
+/* The SoC family of aclrtGetSocName() (Ascend910B when not initialised). */
+typedef enum hg_soc_family {
+    HG_SOC_ASCEND910 = 0,            /* Ascend910, Ascend910A, Ascend910ProA, ... (no BF16) */
+    HG_SOC_ASCEND310P = 1,
+    HG_SOC_ASCEND910B = 2,           /* Ascend910B*: NpuArch DAV_2201 */
+    HG_SOC_ASCEND910_93 = 3,         /* Ascend910_93*: DAV_2201 */
+    HG_SOC_ASCEND950 = 4,            /* Ascend950*: DAV_3510 */
+    HG_SOC_OTHER = 5,                /* Ascend310B, Ascend910E, ... */
+} hg_soc_family;
+hg_soc_family hg_soc(void);
+const char *hg_soc_name(void);
 /* Return from the calling function with the status when it is not ACLNN_SUCCESS. */
 #define HG_CHECK(expr)                    \
     do {                                  \
@@ -54,8 +66,8 @@ aclnnStatus hg_check_ndim(const char *func, const char *name, const aclTensor *t
 aclnnStatus hg_check_same_shape(const char *func, const char *name_a, const aclTensor *a,
                                 const char *name_b, const aclTensor *b);
 aclnnStatus hg_check_format(const char *func, const char *name, const aclTensor *t);
-/* Both operators' shape and format rules, in CANN's order: each of gradOutput, self and out
- * has at most 8 dims, all three shapes are identical, and each format is an ND-family one. */
+/* The backward operators' shape and format rules, in CANN's order: each of gradOutput, self
+ * and out has at most 8 dims, all three shapes are identical, each format is an ND-family one. */
 aclnnStatus hg_check_shapes_and_formats(const char *func, const aclTensor *gradOutput, const aclTensor *self,
                                         const aclTensor *out);
 aclnnStatus hg_check_data(const char *func, const char *name, const aclTensor *t);
@@ -93,42 +105,102 @@ int hg_pool_size(void);
  * pool of 1) runs fn(ctx, 0, n) on the caller only. */
 void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn, void *ctx);
 
-/* ---- kernels over a contiguous index range [begin, end) ---- */
-typedef void (*hg_hardtanh_fn)(const void *grad, const void *self, void *out, float lo, float hi,
-                               size_t begin, size_t end);
-typedef void (*hg_hardsigmoid_fn)(const void *grad, const void *self, void *out, size_t begin, size_t end);
+/* ---- the generic kernel: inputs, output, parameters, range ---- */
+#define HG_MAX_IN 3
 
-/* Kernel for gradOutput/self/out all of `dtype`; NULL if none. */
-hg_hardtanh_fn hg_hardtanh_kernel(aclDataType dtype);
-/* Kernel for the given gradOutput, self and out dtypes; NULL if none. */
-hg_hardsigmoid_fn hg_hardsigmoid_kernel(aclDataType grad, aclDataType self, aclDataType out);
-/* Variants of the two above whose stores bypass the caches (for tensors far larger than
- * them), or NULL where the selected path has none. */
-hg_hardtanh_fn hg_hardtanh_kernel_nt(aclDataType dtype);
-hg_hardsigmoid_fn hg_hardsigmoid_kernel_nt(aclDataType grad, aclDataType self, aclDataType out);
-/* Promotion of gradOutput x self for HardsigmoidBackward (ACL_DT_UNDEFINED if none). */
-aclDataType hg_hardsigmoid_promote(aclDataType grad, aclDataType self);
+/* An operator's parameters, filled at phase 1 (what each slot means is the operator's). */
+typedef struct hg_params {
+    float f[4];
+    double d[2];
+    int64_t i[2];
+    uint64_t u[2];
+} hg_params;
 
-/* ---- the element-wise plan shared by both operators ---- */
+/* Elements [begin, end) of the contiguous buffers in[k] -> out (so a range can go to any
+ * thread); in[k] and out point at element 0 of the whole tensor. */
+typedef void (*hg_kernel_fn)(const void *const *in, void *out, const hg_params *p, size_t begin, size_t end);
+
+/* One row of an operator's kernel table; a table ends with a row whose fn is NULL. */
+typedef struct hg_kernel_entry {
+    aclDataType in[HG_MAX_IN];       /* ACL_DT_UNDEFINED past the operator's inputs */
+    aclDataType out;
+    hg_kernel_fn fn;
+    hg_kernel_fn fn_nt;              /* stores bypassing the caches, or NULL */
+} hg_kernel_entry;
+
+/* An operator's kernels per path; NULL where the operator has none (the scalar table must
+ * cover every dtype combination phase 1 accepts). */
+typedef struct hg_kernel_set {
+    const hg_kernel_entry *scalar;
+    const hg_kernel_entry *avx2;
+    const hg_kernel_entry *avx512;
+    const hg_kernel_entry *neon;
+} hg_kernel_set;
+
+/* The tables an operator's op_kernel/<name>_simd.c defines (compiled once per SIMD path of
+ * the machine as <pfx>_avx2 / _avx512 / _neon): a kernel set's SIMD members. */
+#if defined(__x86_64__)
+#define HG_DECLARE_SIMD_KERNELS(pfx) extern const hg_kernel_entry pfx##_avx2[], pfx##_avx512[]
+#define HG_SIMD_KERNELS(pfx) .avx2 = pfx##_avx2, .avx512 = pfx##_avx512
+#elif defined(__aarch64__)
+#define HG_DECLARE_SIMD_KERNELS(pfx) extern const hg_kernel_entry pfx##_neon[]
+#define HG_SIMD_KERNELS(pfx) .neon = pfx##_neon
+#else
+#define HG_DECLARE_SIMD_KERNELS(pfx) extern const hg_kernel_entry pfx##_unused_simd[]
+#define HG_SIMD_KERNELS(pfx) .scalar = NULL
+#endif
+
+/* ---- dtype rules ---- */
+/* CANN's PromoteType table over the dtypes the operators know (ACL_DT_UNDEFINED when the
+ * pair has no promotion). */
+aclDataType hg_promote_type(aclDataType a, aclDataType b);
+/* CANN's CanCast(from, to): every numeric dtype casts to any other except a float or
+ * complex one to an integral or bool dtype (and complex to a real one). */
+int hg_can_cast(aclDataType from, aclDataType to);
+/* Whether dtype is in the list (n entries). */
+int hg_dtype_in(aclDataType dtype, const aclDataType *list, int n);
+/* 161002 "<name> dtype X (d) is not supported; expected one of ..." unless dtype is in the list. */
+aclnnStatus hg_check_dtype_in(const char *func, const char *name, const aclTensor *t, const aclDataType *list,
+                              int n);
+/* Shapes of a and b broadcast (numpy rules) into shape/ndim; 0 when they do not. */
+int hg_broadcast_shape(const aclTensor *a, const aclTensor *b, int64_t *shape, int *ndim);
+
+/* ---- the element-wise plan shared by every operator ---- */
 typedef struct hg_ew_plan {
     int64_t numel;
     int nin;
-    hg_view in[2];
+    hg_view in[HG_MAX_IN];
     hg_view out;
-    float lo, hi;                     /* HardtanhBackward's bounds */
-    hg_hardtanh_fn hardtanh;          /* exactly one of the two kernels is set */
-    hg_hardsigmoid_fn hardsigmoid;
+    hg_params params;
+    hg_kernel_fn kernel;              /* the selected path's kernel */
+    hg_kernel_fn kernel_nt;           /* its streaming-store variant, or NULL */
+    hg_kernel_fn kernel_ref;          /* the portable kernel (overlapping out and inputs) */
 } hg_ew_plan;
 
-/* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace. */
-/* Phase 1's common end for a two-input elementwise operator.  hg_ew_plan_new captures the
- * three views into a new plan (NULL with the text set when out of memory); the caller fills
- * in its kernel and parameters, then hg_ew_plan_finish sizes the workspace and hands the plan
- * to a new executor (it owns or frees the plan in every case). */
-hg_ew_plan *hg_ew_plan_new(const char *func, const aclTensor *grad, const aclTensor *self, const aclTensor *out);
+/* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace.
+ * Phase 1's common end: hg_ew_plan_new captures the views (inputs broadcast to out's shape)
+ * into a new plan and selects the kernel of set for the dtypes (NULL with the text set when
+ * out of memory or no kernel exists); the caller fills in the parameters, then
+ * hg_ew_plan_finish sizes the workspace and hands the plan to a new executor (it owns or
+ * frees the plan in every case). */
+hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const aclTensor *const *in, int nin,
+                           const aclTensor *out);
 aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* hg_exec_ops' run and destroy for an hg_ew_plan. */
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
+
+/* The common start of phase 1: workspaceSize and executor not NULL (161001). */
+aclnnStatus hg_check_out_params(const char *func, const uint64_t *workspaceSize, aclOpExecutor *const *executor);
+/* Tensor present and live: 161001 when NULL, 161002 when not a live aclTensor. */
+aclnnStatus hg_check_tensor(const char *func, const char *name, const aclTensor *t);
+aclnnStatus hg_check_scalar(const char *func, const char *name, const aclScalar *s);
+/* 161002 unless a and b have one dtype. */
+aclnnStatus hg_check_same_dtype(const char *func, const char *name_a, const aclTensor *a, const char *name_b,
+                                const aclTensor *b);
+/* Empty tensor: success with workspace 0 and an executor that does nothing. */
+aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t *workspaceSize,
+                              aclOpExecutor **executor);
 
 #endif /* PYACL_HARDGRAD_OPAPI_COMMON_H_ */

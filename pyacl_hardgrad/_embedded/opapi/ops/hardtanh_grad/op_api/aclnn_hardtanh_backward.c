@@ -6,19 +6,14 @@
 #include "aclnnop/aclnn_hardtanh_backward.h"
 #include "opapi_common.h"
 
+extern const hg_kernel_entry hg_hardtanh_grad_scalar[];
+HG_DECLARE_SIMD_KERNELS(hg_hardtanh_grad);
+static const hg_kernel_set kernels = {.scalar = hg_hardtanh_grad_scalar, HG_SIMD_KERNELS(hg_hardtanh_grad)};
+
 #define HT_FUNC "aclnnHardtanhBackwardGetWorkspaceSize"
 #define HT_OP "aclnnHardtanhBackward"
 
 static const hg_exec_ops hardtanh_ops = {HT_OP, hg_ew_run, hg_ew_destroy};
-
-static aclnnStatus check_scalar(const aclScalar *s, const char *name)
-{
-    if (s->magic != HG_SCALAR_MAGIC) {
-        hg_set_error(HT_FUNC, "%s is not a live aclScalar (destroyed or not created by aclCreateScalar)", name);
-        return ACLNN_ERR_PARAM_INVALID;
-    }
-    return ACLNN_SUCCESS;
-}
 
 ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclTensor *gradOutput,
                                                                       const aclTensor *self,
@@ -36,8 +31,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
     HG_CHECK(hg_check_not_null(HT_FUNC, executor, "executor"));
     HG_CHECK(hg_check_tensor_live(HT_FUNC, "gradOutput", gradOutput));
     HG_CHECK(hg_check_tensor_live(HT_FUNC, "self", self));
-    HG_CHECK(check_scalar(min, "min"));
-    HG_CHECK(check_scalar(max, "max"));
+    HG_CHECK(hg_check_scalar(HT_FUNC, "min", min));
+    HG_CHECK(hg_check_scalar(HT_FUNC, "max", max));
     HG_CHECK(hg_check_tensor_live(HT_FUNC, "out", out));
 
     /* dtypes: supported, gradOutput == self (no promotion), out == gradOutput */
@@ -65,13 +60,13 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(const aclT
     HG_CHECK(hg_check_data(HT_FUNC, "self", self));
     HG_CHECK(hg_check_data(HT_FUNC, "out", out));
 
-    hg_ew_plan *plan = hg_ew_plan_new(HT_FUNC, gradOutput, self, out);
+    const aclTensor *in[2] = {gradOutput, self};
+    hg_ew_plan *plan = hg_ew_plan_new(HT_FUNC, &kernels, in, 2, out);
     if (plan == NULL) {
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    plan->lo = lo;
-    plan->hi = hi;
-    plan->hardtanh = hg_hardtanh_kernel(gradOutput->dtype);
+    plan->params.f[0] = lo;
+    plan->params.f[1] = hi;
     return hg_ew_plan_finish(HT_FUNC, &hardtanh_ops, plan, workspaceSize, executor);
 }
 

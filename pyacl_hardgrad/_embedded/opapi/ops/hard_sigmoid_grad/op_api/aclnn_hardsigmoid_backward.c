@@ -6,6 +6,10 @@
 #include "aclnnop/aclnn_hardsigmoid_backward.h"
 #include "opapi_common.h"
 
+extern const hg_kernel_entry hg_hard_sigmoid_grad_scalar[];
+HG_DECLARE_SIMD_KERNELS(hg_hard_sigmoid_grad);
+static const hg_kernel_set kernels = {.scalar = hg_hard_sigmoid_grad_scalar, HG_SIMD_KERNELS(hg_hard_sigmoid_grad)};
+
 #define HS_FUNC "aclnnHardsigmoidBackwardGetWorkspaceSize"
 #define HS_OP "aclnnHardsigmoidBackward"
 
@@ -28,7 +32,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const a
     /* dtypes: inputs supported, their promotion castable to out (a supported float) */
     HG_CHECK(hg_check_dtype(HS_FUNC, "gradOutput", gradOutput));
     HG_CHECK(hg_check_dtype(HS_FUNC, "self", self));
-    aclDataType promoted = hg_hardsigmoid_promote(gradOutput->dtype, self->dtype);
+    aclDataType promoted = hg_promote_type(gradOutput->dtype, self->dtype);
     if (!hg_float_dtype_supported(out->dtype)) {
         hg_set_error(HS_FUNC, "promoted dtype %s of gradOutput and self cannot be cast to out dtype %s (%d); "
                      "out must be one of DT_FLOAT, DT_FLOAT16%s", hg_dtype_name(promoted),
@@ -42,11 +46,11 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(const a
     HG_CHECK(hg_check_data(HS_FUNC, "self", self));
     HG_CHECK(hg_check_data(HS_FUNC, "out", out));
 
-    hg_ew_plan *plan = hg_ew_plan_new(HS_FUNC, gradOutput, self, out);
+    const aclTensor *in[2] = {gradOutput, self};
+    hg_ew_plan *plan = hg_ew_plan_new(HS_FUNC, &kernels, in, 2, out);
     if (plan == NULL) {
         return ACLNN_ERR_INNER_NULLPTR;
     }
-    plan->hardsigmoid = hg_hardsigmoid_kernel(gradOutput->dtype, self->dtype, out->dtype);
     return hg_ew_plan_finish(HS_FUNC, &hardsigmoid_ops, plan, workspaceSize, executor);
 }
 

@@ -1,0 +1,475 @@
+/*
+ * The element-wise pipeline every operator's phase 2 runs (Contiguous(inputs) -> kernel ->
+ * ViewCopy(out), staged in the workspace, split across the worker pool), the plan that
+ * carries it from phase 1, kernel selection, and the dtype rules (promotion, casts).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hg_isa.h"
+#include "opapi_common.h"
+
+/* ------------------------------------------------------------------ dtype rules */
+
+static int is_float(aclDataType d)
+{
+    return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16 || d == ACL_DOUBLE;
+}
+
+static int is_complex(aclDataType d)
+{
+    return d == ACL_COMPLEX64 || d == ACL_COMPLEX128;
+}
+
+static int is_signed_int(aclDataType d)
+{
+    return d == ACL_INT8 || d == ACL_INT16 || d == ACL_INT32 || d == ACL_INT64;
+}
+
+static int is_known(aclDataType d)
+{
+    return is_float(d) || is_complex(d) || is_signed_int(d) || d == ACL_UINT8 || d == ACL_BOOL;
+}
+
+/* Rank in the float ladder FLOAT16/BF16 < FLOAT < DOUBLE. */
+static int float_rank(aclDataType d)
+{
+    switch (d) {
+    case ACL_FLOAT16: case ACL_BF16: return 1;
+    case ACL_FLOAT: return 2;
+    case ACL_DOUBLE: return 3;
+    default: return 0;
+    }
+}
+
+aclDataType hg_promote_type(aclDataType a, aclDataType b)
+{
+    if (!is_known(a) || !is_known(b)) {
+        return ACL_DT_UNDEFINED;
+    }
+    if (a == b) {
+        return a;
+    }
+    if (a == ACL_BOOL) {
+        return b;
+    }
+    if (b == ACL_BOOL) {
+        return a;
+    }
+    if (is_complex(a) || is_complex(b)) {
+        if (a == ACL_COMPLEX128 || b == ACL_COMPLEX128 || a == ACL_DOUBLE || b == ACL_DOUBLE) {
+            return ACL_COMPLEX128;
+        }
+        return ACL_COMPLEX64;
+    }
+    if (is_float(a) && is_float(b)) {
+        int ra = float_rank(a), rb = float_rank(b);
+        if (ra == 1 && rb == 1) {
+            return ACL_FLOAT;                 /* FLOAT16 with BF16 */
+        }
+        return ra > rb ? a : b;
+    }
+    if (is_float(a)) {
+        return a;                             /* a float with an integer keeps the float */
+    }
+    if (is_float(b)) {
+        return b;
+    }
+    /* integers: UINT8 with a signed one goes to the wider of INT16 and that one */
+    size_t sa = hg_dtype_size(a), sb = hg_dtype_size(b);
+    if (a == ACL_UINT8 || b == ACL_UINT8) {
+        aclDataType other = a == ACL_UINT8 ? b : a;
+        return hg_dtype_size(other) > 2 ? other : ACL_INT16;
+    }
+    return sa >= sb ? a : b;
+}
+
+int hg_can_cast(aclDataType from, aclDataType to)
+{
+    if (!is_known(from) || !is_known(to)) {
+        return 0;
+    }
+    if (is_complex(from) && !is_complex(to)) {
+        return 0;
+    }
+    if (is_float(from) && !is_float(to) && !is_complex(to)) {
+        return 0;
+    }
+    if (from != ACL_BOOL && to == ACL_BOOL) {
+        return 0;
+    }
+    return 1;
+}
+
+int hg_dtype_in(aclDataType dtype, const aclDataType *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (list[i] == dtype) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+aclnnStatus hg_check_dtype_in(const char *func, const char *name, const aclTensor *t, const aclDataType *list,
+                              int n)
+{
+    if (hg_dtype_in(t->dtype, list, n)) {
+        return ACLNN_SUCCESS;
+    }
+    char names[512];
+    size_t used = 0;
+    names[0] = '\0';
+    for (int i = 0; i < n && used < sizeof names; i++) {
+        int w = snprintf(names + used, sizeof names - used, i ? ", %s" : "%s", hg_dtype_name(list[i]));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    hg_set_error(func, "%s dtype %s (%d) is not supported on %s; expected one of %s", name,
+                 hg_dtype_name(t->dtype), (int)t->dtype, hg_soc_name(), names);
+    return ACLNN_ERR_PARAM_INVALID;
+}
+
+int hg_broadcast_shape(const aclTensor *a, const aclTensor *b, int64_t *shape, int *ndim)
+{
+    int na = (int)a->ndim, nb = (int)b->ndim;
+    int n = na > nb ? na : nb;
+    if (n > HG_MAX_DIMS) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        int ia = i - (n - na), ib = i - (n - nb);
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            return 0;
+        }
+        shape[i] = da == 1 ? db : da;
+    }
+    *ndim = n;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ common checks */
+
+aclnnStatus hg_check_out_params(const char *func, const uint64_t *workspaceSize, aclOpExecutor *const *executor)
+{
+    HG_CHECK(hg_check_not_null(func, workspaceSize, "workspaceSize"));
+    return hg_check_not_null(func, executor, "executor");
+}
+
+aclnnStatus hg_check_tensor(const char *func, const char *name, const aclTensor *t)
+{
+    HG_CHECK(hg_check_not_null(func, t, name));
+    return hg_check_tensor_live(func, name, t);
+}
+
+aclnnStatus hg_check_scalar(const char *func, const char *name, const aclScalar *s)
+{
+    HG_CHECK(hg_check_not_null(func, s, name));
+    if (s->magic != HG_SCALAR_MAGIC) {
+        hg_set_error(func, "%s is not a live aclScalar (destroyed or not created by aclCreateScalar)", name);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus hg_check_same_dtype(const char *func, const char *name_a, const aclTensor *a, const char *name_b,
+                                const aclTensor *b)
+{
+    if (a->dtype != b->dtype) {
+        hg_set_error(func, "%s dtype %s and %s dtype %s must be equal", name_a, hg_dtype_name(a->dtype), name_b,
+                     hg_dtype_name(b->dtype));
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t *workspaceSize,
+                              aclOpExecutor **executor)
+{
+    (void)func;
+    aclOpExecutor *exe = hg_executor_create(ops, NULL, 0);
+    if (exe == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    *workspaceSize = 0;
+    *executor = exe;
+    return ACLNN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ pipeline */
+
+/* Tensors from this many elements up are split across the worker pool. */
+#define HG_PARALLEL_MIN ((size_t)1 << 16)
+/* Chunk bounds are multiples of this many elements (whole cache lines and vectors). */
+#define HG_CHUNK_ALIGN ((size_t)1024)
+/* Staged tensors go gather -> kernel -> scatter per block of this many elements, so the
+ * staged data is still in cache when the next step reads it. */
+#define HG_STAGE_BLOCK ((size_t)8192)
+/* Tensors (all together) from this many bytes up are written with streaming stores. */
+#define HG_STREAM_MIN_BYTES ((uint64_t)64 << 20)
+
+typedef struct ew_job {
+    const hg_ew_plan *p;
+    const void *in[HG_MAX_IN];
+    void *out;
+    hg_kernel_fn kernel;
+} ew_job;
+
+/* Elements [begin, end) through the whole pipeline; the staging buffers are indexed by
+ * the logical element, so ranges are independent of each other. */
+static void ew_range(void *arg, size_t begin, size_t end)
+{
+    const ew_job *j = arg;
+    const hg_ew_plan *p = j->p;
+    int staged = p->out.ws_offset != HG_NOT_STAGED;
+    for (int k = 0; k < p->nin; k++) {
+        staged |= p->in[k].ws_offset != HG_NOT_STAGED;
+    }
+    if (!staged) {
+        j->kernel(j->in, j->out, &p->params, begin, end);
+        return;
+    }
+    for (size_t b = begin; b < end; b += HG_STAGE_BLOCK) {
+        size_t e = end - b > HG_STAGE_BLOCK ? b + HG_STAGE_BLOCK : end;
+        for (int k = 0; k < p->nin; k++) {
+            if (p->in[k].ws_offset != HG_NOT_STAGED) {
+                hg_strided_gather_range(&p->in[k], (void *)j->in[k], b, e);
+            }
+        }
+        j->kernel(j->in, j->out, &p->params, b, e);
+        if (p->out.ws_offset != HG_NOT_STAGED) {
+            hg_strided_scatter_range(&p->out, j->out, b, e);
+        }
+    }
+}
+
+/* Bytes [*lo, *hi) the view can touch. */
+static void view_extent(const hg_view *v, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t first = v->offset, last = v->offset;
+    for (int d = 0; d < v->ndim; d++) {
+        int64_t span = (v->shape[d] - 1) * v->strides[d];
+        if (span < 0) {
+            first += span;
+        } else {
+            last += span;
+        }
+    }
+    *lo = (uintptr_t)v->data + (uintptr_t)(first * (int64_t)v->elsize);
+    *hi = (uintptr_t)v->data + (uintptr_t)((last + 1) * (int64_t)v->elsize);
+}
+
+/* Whether two elements of the view may share an address (a broadcast out, or strides
+ * that interleave): walking the dims from the smallest stride up, each stride must step
+ * past everything the smaller dims reach, or the view is not one-to-one. */
+static int view_may_self_overlap(const hg_view *v)
+{
+    int order[HG_MAX_DIMS];
+    for (int d = 0; d < v->cndim; d++) {
+        int k = d;
+        while (k > 0 && v->cstrides[order[k - 1]] > v->cstrides[d]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = d;
+    }
+    int64_t reach = 0;   /* largest element offset the dims walked so far reach */
+    for (int i = 0; i < v->cndim; i++) {
+        int d = order[i];
+        if (v->cstrides[d] <= reach) {
+            return 1;
+        }
+        reach += (v->cshape[d] - 1) * v->cstrides[d];
+    }
+    return 0;
+}
+
+/* Whether out can be written in independent ranges (threads, blocks, SIMD) while the
+ * inputs are read: no two of its elements share an address, and it shares no byte with any
+ * input, or it is exactly an input (in-place on the same contiguous buffer and dtype size,
+ * element i reads and writes element i only).  Any other overlap keeps the whole-tensor
+ * order of one thread. */
+static int ew_ranges_independent(const hg_ew_plan *p)
+{
+    if (view_may_self_overlap(&p->out)) {
+        return 0;   /* several elements write one address: only the reference order is defined */
+    }
+    uintptr_t olo, ohi;
+    view_extent(&p->out, &olo, &ohi);
+    for (int k = 0; k < p->nin; k++) {
+        const hg_view *v = &p->in[k];
+        uintptr_t lo, hi;
+        view_extent(v, &lo, &hi);
+        if (hi <= olo || ohi <= lo) {
+            continue;
+        }
+        if (v->contiguous && p->out.contiguous && v->elsize == p->out.elsize && lo == olo && hi == ohi) {
+            continue;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether out should be written with cache-bypassing stores: nothing staged (the kernel
+ * writes the user's buffer directly) and the tensors together far larger than a last-level
+ * cache, so none of it is still cached by the next call anyway. */
+static int ew_streaming(const hg_ew_plan *p)
+{
+    if (p->out.ws_offset != HG_NOT_STAGED) {
+        return 0;
+    }
+    uint64_t bytes = (uint64_t)p->numel * p->out.elsize;
+    for (int k = 0; k < p->nin; k++) {
+        if (p->in[k].ws_offset != HG_NOT_STAGED) {
+            return 0;
+        }
+        bytes += (uint64_t)p->numel * p->in[k].elsize;
+    }
+    return bytes >= HG_STREAM_MIN_BYTES;
+}
+
+void hg_ew_run(void *plan_arg, void *workspace)
+{
+    const hg_ew_plan *p = plan_arg;
+    if (p == NULL || p->numel <= 0) {
+        return;
+    }
+    char *ws = workspace;
+    ew_job j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.kernel = p->kernel;
+    for (int k = 0; k < p->nin; k++) {
+        const hg_view *v = &p->in[k];
+        j.in[k] = v->ws_offset == HG_NOT_STAGED ? (const void *)hg_view_base(v) : (const void *)(ws + v->ws_offset);
+    }
+    j.out = p->out.ws_offset == HG_NOT_STAGED ? (void *)hg_view_base(&p->out) : (void *)(ws + p->out.ws_offset);
+    size_t n = (size_t)p->numel;
+
+    if (!ew_ranges_independent(p)) {
+        /* Overlapping out and inputs: the whole-tensor steps in order, portable kernel,
+         * one thread, so the result is the one of the reference order. */
+        for (int k = 0; k < p->nin; k++) {
+            if (p->in[k].ws_offset != HG_NOT_STAGED) {
+                hg_strided_gather(&p->in[k], (void *)j.in[k]);
+            }
+        }
+        p->kernel_ref(j.in, j.out, &p->params, 0, n);
+        if (p->out.ws_offset != HG_NOT_STAGED) {
+            hg_strided_scatter(&p->out, j.out);
+        }
+        return;
+    }
+    if (p->kernel_nt != NULL && ew_streaming(p)) {
+        j.kernel = p->kernel_nt;
+    }
+    hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
+}
+
+/* v: the view of t read as a tensor of out's shape (t's shape broadcasts to it): missing
+ * leading dims and size-1 dims of t that out extends get stride 0. */
+static void view_capture_as(const aclTensor *t, const aclTensor *out, hg_view *v)
+{
+    if (t->ndim == out->ndim) {
+        int same = 1;
+        for (uint64_t d = 0; same && d < t->ndim; d++) {
+            same = t->shape[d] == out->shape[d];
+        }
+        if (same) {
+            hg_view_capture(t, v);
+            return;
+        }
+    }
+    /* A tensor descriptor of out's shape over t's data, then the usual capture. */
+    int64_t shape[HG_MAX_DIMS], strides[HG_MAX_DIMS];
+    int n = (int)out->ndim, lead = n - (int)t->ndim;
+    for (int d = 0; d < n; d++) {
+        shape[d] = out->shape[d];
+        int k = d - lead;
+        strides[d] = (k >= 0 && t->shape[k] == out->shape[d]) ? t->strides[k] : 0;
+    }
+    aclTensor tmp = *t;
+    tmp.ndim = (uint64_t)n;
+    tmp.shape = shape;
+    tmp.strides = strides;
+    tmp.numel = out->numel;
+    hg_view_capture(&tmp, v);
+    if (v->numel > 0 && v->contiguous && t->numel != out->numel) {
+        v->contiguous = 0;   /* a broadcast view is read through the staging copy */
+    }
+}
+
+static int isa_table(const hg_kernel_set *set, const hg_kernel_entry **table)
+{
+    switch (hg_kernel_isa()) {
+    case HG_ISA_AVX2: *table = set->avx2; return 1;
+    case HG_ISA_AVX512: *table = set->avx512; return 1;
+    case HG_ISA_NEON: *table = set->neon; return 1;
+    default: *table = NULL; return 0;
+    }
+}
+
+hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const aclTensor *const *in, int nin,
+                           const aclTensor *out)
+{
+    aclDataType dts[HG_MAX_IN];
+    for (int k = 0; k < nin; k++) {
+        dts[k] = in[k]->dtype;
+    }
+    const hg_kernel_entry *ref = hg_kernel_find(set->scalar, dts, nin, out->dtype);
+    if (ref == NULL) {
+        hg_set_error(func, "no kernel for these dtypes (out %s)", hg_dtype_name(out->dtype));
+        return NULL;
+    }
+    const hg_kernel_entry *simd = NULL, *table = NULL;
+    if (isa_table(set, &table)) {
+        simd = hg_kernel_find(table, dts, nin, out->dtype);
+    }
+    hg_ew_plan *plan = calloc(1, sizeof *plan);
+    if (plan == NULL) {
+        hg_set_error(func, "out of host memory for the plan");
+        return NULL;
+    }
+    plan->numel = out->numel;
+    plan->nin = nin;
+    for (int k = 0; k < nin; k++) {
+        view_capture_as(in[k], out, &plan->in[k]);
+    }
+    hg_view_capture(out, &plan->out);
+    plan->kernel_ref = ref->fn;
+    plan->kernel = simd ? simd->fn : ref->fn;
+    plan->kernel_nt = simd ? simd->fn_nt : NULL;
+    return plan;
+}
+
+aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
+                              uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    uint64_t ws = 0;
+    hg_view *views[HG_MAX_IN + 1];
+    int n = 0;
+    for (int k = 0; k < plan->nin; k++) {
+        views[n++] = &plan->in[k];
+    }
+    views[n++] = &plan->out;
+    aclnnStatus rc = hg_plan_workspace(func, views, n, &ws);
+    if (rc != ACLNN_SUCCESS) {
+        free(plan);
+        return rc;
+    }
+    aclOpExecutor *exe = hg_executor_create(ops, plan, ws);   /* owns plan, also on failure */
+    if (exe == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    *workspaceSize = ws;
+    *executor = exe;
+    return ACLNN_SUCCESS;
+}
+
+void hg_ew_destroy(void *plan)
+{
+    free(plan);
+}
+

@@ -1,0 +1,132 @@
+"""Every registered operator's numeric cases (its folder's tests/<folder>_model.py) through the
+generic driver tests/c/aclnn_driver.c, bit for bit against the operator's numpy model: every
+fp16/bf16 bit pattern, fp32 special values and random data, on every kernel path of libopapi
+(portable scalar, AVX2+F16C, AVX-512, NEON; forced with PYACL_HARDGRAD_KERNEL_ISA), on
+contiguous and strided (staged) layouts; the worker pool's split (PYACL_HARDGRAD_THREADS=1/2/3)
+changes no bit; streaming-store kernels give the model's bits; an out that overlaps an input
+gives the in-place or element-order result.  Paths the machine lacks are skipped with the
+reason."""
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hg_registry
+from hg_cases import assert_same, run_case
+
+PATHS = ["scalar", "avx2", "avx512", "neon"]
+CASES = hg_registry.cases()
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def unavailable(path: str) -> str | None:
+    machine = platform.machine().lower()
+    flags = _cpu_flags()
+    if path == "scalar":
+        return None
+    if path in ("avx2", "avx512") and machine not in ("x86_64", "amd64"):
+        return f"{path} needs x86_64 (machine is {machine})"
+    if path == "avx2" and not {"avx2", "f16c"} <= flags:
+        return "CPU lacks avx2/f16c"
+    if path == "avx512" and not {"avx512f", "avx512bw", "avx512vl", "avx512dq", "f16c"} <= flags:
+        return "CPU lacks avx512f/bw/vl/dq"
+    if path == "neon" and machine not in ("aarch64", "arm64"):
+        return f"neon needs aarch64 (machine is {machine})"
+    return None
+
+
+def _env(path: str, threads: int = 2) -> dict:
+    return {"PYACL_HARDGRAD_KERNEL_ISA": path, "PYACL_HARDGRAD_KERNEL_ISA_TRACE": "1",
+            "PYACL_HARDGRAD_THREADS": str(threads)}
+
+
+@pytest.fixture(scope="module")
+def driver(cprog):
+    return cprog.build("aclnn_driver.c")
+
+
+def test_every_registered_operator_has_cases():
+    for name in hg_registry.operators():
+        assert getattr(hg_registry.model(name), "NUMERIC_CASES", ()), f"{name}_model.py lists no NUMERIC_CASES"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_path_is_selected_as_requested(cprog, driver, tmp_path, path):
+    """The trace line names the path that ran: the requested one, or scalar if the CPU lacks it."""
+    case = CASES[0]
+    _, err = run_case(cprog, driver, tmp_path, case, case.make_inputs(np.random.default_rng(0), 100), env=_env(path))
+    want = "scalar" if unavailable(path) else path
+    assert f"pyacl_hardgrad: kernel isa {want} (requested {path})" in err, err
+
+
+@pytest.mark.parametrize("layout", ["contig", "strided"])
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case_matches_model(cprog, driver, tmp_path, case, path, layout):
+    reason = unavailable(path)
+    if reason:
+        pytest.skip(reason)
+    inputs = case.make_inputs(np.random.default_rng(1234))
+    got, err = run_case(cprog, driver, tmp_path, case, inputs, layout, _env(path))
+    assert f"kernel isa {path} " in err, err
+    assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
+
+
+@pytest.mark.parametrize("layout", ["contig", "strided"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.threads], ids=lambda c: c.id)
+def test_thread_count_does_not_change_bits(cprog, driver, tmp_path, case, layout):
+    """Large tensors are split across the pool; 1, 2 and 3 threads give identical bytes."""
+    inputs = case.make_inputs(np.random.default_rng(5), 300_007)    # above the split threshold, odd tail
+    want = case.model(*inputs)
+    outs = []
+    for threads in (1, 2, 3):
+        got, _ = run_case(cprog, driver, tmp_path, case, inputs, layout, _env("auto", threads))
+        assert_same(got, want, f"{case.id}: {threads} threads", case.nan_payload)
+        outs.append(got.tobytes())
+    assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.streaming], ids=lambda c: c.id)
+def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case):
+    """Contiguous tensors of 64 MiB of traffic and more are written with cache-bypassing
+    stores where the path has them (their own kernels, an element-wise head up to alignment,
+    a fence); their bytes are the model's too.  11.2M elements, odd length."""
+    inputs = case.make_inputs(np.random.default_rng(9), 11_200_001)
+    got, _ = run_case(cprog, driver, tmp_path, case, inputs, "contig", _env("auto", 2))
+    assert_same(got, case.model(*inputs), case.id, case.nan_payload)
+
+
+@pytest.mark.parametrize("path", ["scalar", "auto"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.overlap], ids=lambda c: c.id)
+def test_out_overlapping_an_input(cprog, driver, tmp_path, case, path):
+    """In place (out is exactly input 0) equals a separate out, on the SIMD path and split
+    across threads; a partial overlap (out starts 3 elements into input 0's buffer) runs the
+    whole tensor in element order on one thread, so the result equals a sequential loop."""
+    n, shift = 200_003, 3
+    inputs = case.make_inputs(np.random.default_rng(12), n)
+    separate, _ = run_case(cprog, driver, tmp_path, case, inputs, "contig", _env(path))
+    inplace, _ = run_case(cprog, driver, tmp_path, case, inputs, "contig", _env(path), alias_shift=0)
+    assert separate.tobytes() == inplace.tobytes()
+    n = 20_003                                        # one thread in element order at any size
+    inputs = [x[:n] for x in inputs]
+    shifted, _ = run_case(cprog, driver, tmp_path, case, inputs, "contig", _env(path), alias_shift=shift)
+    # element order: element i reads input 0's element i after out[i - shift] overwrote it
+    ref = inputs[0].copy()
+    ext = np.concatenate([ref, np.zeros(shift, ref.dtype)])
+    for start in range(0, n, shift):
+        stop = min(start + shift, n)
+        block = [ext[start:stop]] + [x[start:stop] for x in inputs[1:]]
+        ext[start + shift:stop + shift] = case.model(*block)
+    assert_same(shifted, ext[shift:shift + n], f"{case.id} shifted overlap", case.nan_payload)
