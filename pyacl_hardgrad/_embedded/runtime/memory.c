@@ -12,6 +12,7 @@ typedef struct {
     uintptr_t base;
     size_t size;
     int device;
+    int busy;                 /* synchronous copies/sets running on it (a free waits for 0) */
 } hg_block;
 
 typedef struct {
@@ -20,6 +21,7 @@ typedef struct {
 } hg_blocks;
 
 static pthread_mutex_t g_mem_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_mem_idle = PTHREAD_COND_INITIALIZER;   /* a block's busy dropped to 0 */
 static hg_blocks g_dev_blocks, g_host_blocks;
 static uint64_t g_dev_used[HG_MAX_DEVICES];
 
@@ -52,6 +54,7 @@ static bool blocks_insert(hg_blocks *b, uintptr_t base, size_t size, int device)
     b->v[i].base = base;
     b->v[i].size = size;
     b->v[i].device = device;
+    b->v[i].busy = 0;
     b->n++;
     return true;
 }
@@ -63,6 +66,79 @@ static size_t blocks_find_exact(const hg_blocks *b, uintptr_t p)
     if (i > 0 && b->v[i - 1].base == p)
         return i - 1;
     return (size_t)-1;
+}
+
+/* With g_mem_mu held: the index of the block starting at p once no synchronous copy or set
+ * runs on it ((size_t)-1 when there is none).  A free from one thread while another copies
+ * waits for the copy instead of pulling the memory from under it. */
+static size_t wait_not_busy(hg_blocks *b, uintptr_t p)
+{
+    for (;;) {
+        size_t i = blocks_find_exact(b, p);
+        if (i == (size_t)-1 || b->v[i].busy == 0)
+            return i;
+        pthread_cond_wait(&g_mem_idle, &g_mem_mu);
+    }
+}
+
+/* The block of b holding [a, a + n), or NULL (g_mem_mu held). */
+static hg_block *block_holding(hg_blocks *b, uintptr_t a, size_t n)
+{
+    size_t i = upper_bound(b, a);
+    if (i == 0)
+        return NULL;
+    hg_block *blk = &b->v[i - 1];
+    size_t off = a - blk->base;
+    return off < blk->size && n <= blk->size - off ? blk : NULL;
+}
+
+/* Mark the registered blocks holding [p_k, p_k + n_k) busy for a synchronous copy or set
+ * (p_k NULL: no side k).  A side with need_k set was checked to be device memory a moment
+ * ago: false when it no longer is (freed by another thread meanwhile), with nothing held.
+ * held[k] gets the base to pass to drop_holds (0 for an unregistered host range). */
+static bool take_holds(const void *p0, size_t n0, bool need0, const void *p1, size_t n1, bool need1,
+                       uintptr_t held[2])
+{
+    const void *ps[2] = {p0, p1};
+    size_t ns[2] = {n0, n1};
+    bool need[2] = {need0, need1};
+    hg_block *blks[2] = {NULL, NULL};
+    bool ok = true;
+    pthread_mutex_lock(&g_mem_mu);
+    for (int k = 0; k < 2 && ok; ++k) {
+        if (!ps[k])
+            continue;
+        uintptr_t a = (uintptr_t)ps[k];
+        blks[k] = block_holding(&g_dev_blocks, a, ns[k]);
+        if (!blks[k] && !need[k])
+            blks[k] = block_holding(&g_host_blocks, a, ns[k]);
+        ok = blks[k] || !need[k];
+    }
+    for (int k = 0; k < 2; ++k) {
+        held[k] = ok && blks[k] ? blks[k]->base : 0;
+        if (held[k])
+            blks[k]->busy++;
+    }
+    pthread_mutex_unlock(&g_mem_mu);
+    return ok;
+}
+
+static void drop_holds(const uintptr_t held[2])
+{
+    pthread_mutex_lock(&g_mem_mu);
+    for (int k = 0; k < 2; ++k) {
+        if (!held[k])
+            continue;
+        size_t i = blocks_find_exact(&g_dev_blocks, held[k]);
+        hg_block *blk = i != (size_t)-1 ? &g_dev_blocks.v[i] : NULL;
+        if (!blk) {
+            i = blocks_find_exact(&g_host_blocks, held[k]);
+            blk = i != (size_t)-1 ? &g_host_blocks.v[i] : NULL;
+        }
+        if (blk && --blk->busy == 0)
+            pthread_cond_broadcast(&g_mem_idle);
+    }
+    pthread_mutex_unlock(&g_mem_mu);
 }
 
 static void blocks_erase(hg_blocks *b, size_t i)
@@ -233,7 +309,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     pthread_mutex_lock(&g_mem_mu);
-    size_t i = blocks_find_exact(&g_dev_blocks, (uintptr_t)devPtr);
+    size_t i = wait_not_busy(&g_dev_blocks, (uintptr_t)devPtr);
     size_t size = 0;
     if (i != (size_t)-1) {
         size = g_dev_blocks.v[i].size;
@@ -289,7 +365,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     pthread_mutex_lock(&g_mem_mu);
-    size_t i = blocks_find_exact(&g_host_blocks, (uintptr_t)hostPtr);
+    size_t i = wait_not_busy(&g_host_blocks, (uintptr_t)hostPtr);
     if (i != (size_t)-1)
         blocks_erase(&g_host_blocks, i);
     pthread_mutex_unlock(&g_mem_mu);
@@ -381,8 +457,15 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
     bool nothing;
     int dd, sd;
     rc = check_copy("aclrtMemcpy", dst, destMax, src, count, kind, -1, &nothing, &dd, &sd);
-    if (!rc && !nothing)
+    if (!rc && !nothing) {
+        uintptr_t held[2];
+        if (!take_holds(dst, count, dd >= 0, src, count, sd >= 0, held)) {
+            hg_set_error("aclrtMemcpy", "dst (%p) or src (%p) was freed by another thread during the call", dst, src);
+            return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+        }
         memmove(dst, src, count);
+        drop_holds(held);
+    }
     return hg_rt_ret(rc);
 }
 
@@ -476,8 +559,17 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
         return hg_rt_ret(rc);
     bool nothing;
     rc = check_set("aclrtMemset", devPtr, maxCount, count, -1, &nothing);
-    if (!rc && !nothing)
+    if (!rc && !nothing) {
+        uintptr_t held[2];
+        if (!take_holds(devPtr, count, false, NULL, 0, false, held) || !held[0]) {
+            if (held[0])
+                drop_holds(held);
+            hg_set_error("aclrtMemset", "devPtr (%p) was freed by another thread during the call", devPtr);
+            return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+        }
         memset(devPtr, (unsigned char)value, count);
+        drop_holds(held);
+    }
     return hg_rt_ret(rc);
 }
 

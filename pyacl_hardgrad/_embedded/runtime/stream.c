@@ -659,18 +659,25 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
         hg_set_error("aclrtDestroyStream", "stream is NULL (the default stream cannot be destroyed)");
         rc = ACL_ERROR_INVALID_PARAM;
     }
-    hg_stream *s = NULL;
-    if (!rc) {
-        s = hg_table_remove(&hg_rt.streams, (uintptr_t)stream);
-        if (!s) {
-            hg_set_error("aclrtDestroyStream", "stream (%p) is not a live stream (destroyed, or never created)",
-                         stream);
-            rc = ACL_ERROR_RT_INVALID_HANDLE;
-        } else {
-            hg_rt_count_add(HG_RTC_STREAMS, -1);
-        }
+    hg_stream *held = NULL;
+    if (!rc)
+        held = hg_stream_acquire_locked(stream, "aclrtDestroyStream", false, &rc);
+    pthread_mutex_unlock(&hg_rt.mu);
+    if (!held)
+        return hg_rt_ret(rc);
+    /* Drain while the handle is still valid, so a synchronize from another thread meanwhile
+     * waits for the work instead of finding the handle gone; then remove and stop it. */
+    hg_stream_sync(held);
+    pthread_mutex_lock(&hg_rt.mu);
+    hg_stream *s = hg_table_remove(&hg_rt.streams, (uintptr_t)stream);
+    if (!s) {
+        hg_set_error("aclrtDestroyStream", "stream (%p) was destroyed by another thread meanwhile", stream);
+        rc = ACL_ERROR_RT_INVALID_HANDLE;
+    } else {
+        hg_rt_count_add(HG_RTC_STREAMS, -1);
     }
     pthread_mutex_unlock(&hg_rt.mu);
+    hg_stream_release(held);
     if (s)
         hg_stream_shutdown(s);
     return hg_rt_ret(rc);
