@@ -162,6 +162,7 @@ def test_app_log_follows_canns_log_settings(tmp_path):
     script.write_text("import acl\nacl.app_log(3, 'an error')\nacl.app_log(1, 'some info')\n")
     quiet = run("run", str(script))
     assert quiet.returncode == 0 and quiet.stdout == ""
+    assert "[log.py:2]<module>: an error" in quiet.stderr and "some info" not in quiet.stderr
     loud = run("run", str(script), env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1"})
     lines = loud.stdout.splitlines()
     assert len(lines) == 2 and lines[0].startswith("[ERROR] APP(") and lines[0].endswith("[log.py:2]<module>: an error")
@@ -174,7 +175,9 @@ def test_init_and_finalize_conventions(tmp_path):
                       "print(acl.init('/no/such/config.json') != 0)\n"      # a config that cannot be read
                       "print(acl.init(), acl.init())\n"                      # second: 100002
                       "print(acl.finalize(), acl.finalize() != 0)\n"
-                      "print(acl.init(), acl.finalize('ignored'))\n")
+                      "print(acl.init(), acl.rt.set_device(0), acl.rt.set_device(0))\n"
+                      "print(acl.rt.reset_device_force(0))\n"           # both sets at once
+                      "print(acl.finalize('ignored'))\n")
     proc = run("run", str(script))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "True\n0 100002\n0 True\n0 0\n"
+    assert proc.stdout == "True\n0 100002\n0 True\n0 0 0\n0\n0\n"

@@ -23,20 +23,46 @@ ACL_SUCCESS = 0
 ACL_ERROR_API_NOT_SUPPORT = 200001
 
 _NULL = ffi.NULL
-_MASK32 = (1 << 32) - 1
 
-# Argument specs: the pyACL parse code of each letter, and how its value goes to C.
-#   p pointer/handle (k -> void *)   k size (k)   K uint64 (K)   i int32 (i)
-#   e enum (i, as C's unsigned view)  I uint32 (I)   s string (s -> char *)
+# Argument specs: the pyACL parse code of each letter.  Values reach C as pyACL's C code
+# passes them: pointers as ``void *``, integers converted to the parameter's C type the way
+# a C cast converts them (wrapping to its width and signedness).
+#   p pointer/handle (k)   k size (k)   K uint64 (K)   i int32 (i)   e enum (i)   I uint32 (I)   s string (s)
 _PARSE = {"p": "k", "k": "k", "K": "K", "i": "i", "e": "i", "I": "I", "s": "s"}
 
 
-def _to_c(code: str, v):
-    if code == "p":
-        return ffi.cast("void *", v)
-    if code == "e":
-        return v & _MASK32
-    return v
+def _int_converter(ctype):
+    """Python int -> the value a C cast to ``ctype`` (an integer or enum type) gives."""
+    bits = 8 * ffi.sizeof(ctype)
+    mask = (1 << bits) - 1
+    signed = int(ffi.cast(ctype, -1)) < 0
+    half = 1 << (bits - 1)
+
+    def convert(v):
+        v &= mask
+        return v - (1 << bits) if signed and v >= half else v
+    return convert
+
+
+def int_argument(fn, index: int):
+    """The converter of ``fn``'s integer (or enum) parameter ``index``, as a C cast does it."""
+    return _int_converter(ffi.typeof(fn).args[index])
+
+
+def _converters(fn, spec: str, outs=()):
+    """One function per letter of ``spec`` turning a parsed value into the C argument."""
+    if fn is None:
+        return []
+    params = [t for i, t in enumerate(ffi.typeof(fn).args) if i not in outs]
+    out = []
+    for code, ctype in zip(spec, params):
+        if code == "p":
+            out.append(lambda v: ffi.cast("void *", v))
+        elif code == "s" or ctype.kind not in ("primitive", "enum"):
+            out.append(lambda v: v)
+        else:
+            out.append(_int_converter(ctype))
+    return out
 
 
 def c_function(cname: str):
@@ -75,6 +101,7 @@ def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: 
     fn = c_function(cname)
     full = f"{module}.{pyname}"
     fmt = "".join(_PARSE[c] for c in spec)
+    conv = _converters(fn, spec)
 
     if not parse_args:
         def f(*args):
@@ -88,7 +115,7 @@ def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: 
             vals = parse(full, args, fmt, message)
             if fn is None:
                 return ACL_ERROR_API_NOT_SUPPORT
-            return fn(*[_to_c(c, v) for c, v in zip(spec, vals)])
+            return fn(*[c(v) for c, v in zip(conv, vals)])
     return _name(module, pyname, f"{full}({', '.join(spec)}) -> ret  ({cname})", f)
 
 
@@ -105,14 +132,21 @@ def query(module: str, pyname: str, cname: str, spec: str = "", outs=(0,), *, pa
     nargs = len(spec) + len(outs)
     zero = tuple(zero) if zero is not None else (0,) * len(outs)
     out_types = [ffi.typeof(fn).args[i] for i in outs] if fn is not None else []
+    conv = _converters(fn, spec, outs)
 
     def f(*args):
         vals = parse(full, args, fmt, message) if parse_args else []
         if fn is None:
             return (*zero, ACL_ERROR_API_NOT_SUPPORT)
         boxes = [ffi.new(t) for t in out_types]
-        it_in, it_out = iter(zip(spec, vals)), iter(boxes)
-        cargs = [next(it_out) if i in outs else _to_c(*next(it_in)) for i in range(nargs)]
+        it_in, it_out = iter(zip(conv, vals)), iter(boxes)
+        cargs = []
+        for i in range(nargs):
+            if i in outs:
+                cargs.append(next(it_out))
+            else:
+                c, v = next(it_in)
+                cargs.append(c(v))
         ret = fn(*cargs)
         return (*[_py_value(b) for b in boxes], ret)
     return _name(module, pyname, f"{full}({', '.join(spec)}) -> ({', '.join('v' * len(outs))}, ret)  ({cname})", f)

@@ -11,7 +11,8 @@ import traceback as _traceback
 
 from .._binding import ffi as _ffi
 from ._args import parse as _parse
-from ._core import ACL_ERROR_API_NOT_SUPPORT as _ACL_ERROR_API_NOT_SUPPORT, action as _action, c_function as _c_function, query as _query
+from ._core import (ACL_ERROR_API_NOT_SUPPORT as _ACL_ERROR_API_NOT_SUPPORT, action as _action,
+                    c_function as _c_function, int_argument as _int_argument, query as _query)
 
 _M = "acl.rt"
 
@@ -66,7 +67,8 @@ def create_stream_with_config(*args):
     if _create_stream_with_config is None:
         return 0, _ACL_ERROR_API_NOT_SUPPORT
     p = _ffi.new("aclrtStream *")
-    ret = _create_stream_with_config(p, priority & 0xFFFFFFFF, flag & 0xFFFFFFFF)
+    ret = _create_stream_with_config(p, _int_argument(_create_stream_with_config, 1)(priority),
+                                     _int_argument(_create_stream_with_config, 2)(flag))
     return int(_ffi.cast("uintptr_t", p[0])), ret
 
 
@@ -161,8 +163,8 @@ def launch_callback(*args):
     with _callback_lock:
         key = next(_callback_keys)
         _pending_callbacks[key] = (fn, arg)
-    ret = _launch_callback(_callback_trampoline, _ffi.cast("void *", key), block & 0xFFFFFFFF,
-                           _ffi.cast("void *", stream))
+    ret = _launch_callback(_callback_trampoline, _ffi.cast("void *", key),
+                           _int_argument(_launch_callback, 2)(block), _ffi.cast("void *", stream))
     if ret != 0:
         with _callback_lock:
             _pending_callbacks.pop(key, None)
