@@ -82,14 +82,12 @@ def _check_extent(shape, strides, offset, npdt) -> None:
 
 
 def _check_registered(ptr: int, first: int, end: int, device_id: int) -> None:
-    """With the embedded runtime, a foreign view's bytes [ptr + first, ptr + end) must lie in
-    one live device allocation of ``device_id`` (a real CANN install cannot be asked)."""
-    from ._binding import BACKEND
-    if not BACKEND.is_embedded:
-        return
+    """Where the runtime has an allocation registry (the embedded one, also under CANN's file
+    names), a foreign view's bytes [ptr + first, ptr + end) must lie in one live device
+    allocation of ``device_id``; a real CANN install cannot be asked."""
     info = ffi.new("hgAllocation *")
     if lib.hgQueryAllocation(ffi.cast("void *", ptr + first), info):
-        return
+        return                       # no registry to ask (a real CANN install lacks the call)
     where = f"the view's first element at 0x{ptr + first:x}"
     if info.kind == lib.HG_MEMORY_UNKNOWN:
         raise ValueError(f"{where} is in no live device allocation (aclrtMalloc) of the embedded runtime")

@@ -79,6 +79,8 @@ class CProgramBuilder:
         full_env = dict(os.environ)
         full_env.update(env or {})
         cmd = [str(exe), *args]
+        if valgrind and not _valgrind_usable():
+            pytest.skip("valgrind is switched off (PYACL_HARDGRAD_TEST_NO_VALGRIND=1) or not installed")
         if valgrind:
             cmd = ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
                    "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite", "-q"] + cmd
@@ -91,9 +93,15 @@ def cprog(toolchain, tmp_path_factory) -> CProgramBuilder:
     return CProgramBuilder(toolchain, tmp_path_factory.mktemp("cprog"))
 
 
+def _valgrind_usable() -> bool:
+    """valgrind is installed, and not switched off: PYACL_HARDGRAD_TEST_NO_VALGRIND=1 for runs
+    against sanitizer builds (valgrind and ASan/TSan cannot share a process)."""
+    return shutil.which("valgrind") is not None and os.environ.get("PYACL_HARDGRAD_TEST_NO_VALGRIND") != "1"
+
+
 @pytest.fixture(scope="session")
 def valgrind_available() -> bool:
-    return shutil.which("valgrind") is not None
+    return _valgrind_usable()
 
 
 # ---- Python-layer fixtures (tests/test_py_*.py) ------------------------------------------------

@@ -666,7 +666,10 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
     if (!held)
         return hg_rt_ret(rc);
     /* Drain while the handle is still valid, so a synchronize from another thread meanwhile
-     * waits for the work instead of finding the handle gone; then remove and stop it. */
+     * waits for the work instead of finding the handle gone; then remove and stop it.  Host
+     * callbacks waiting for a thread that never processes them run now (as at shutdown),
+     * or the drain would wait for them forever. */
+    hg_report_detach_stream(held);
     hg_stream_sync(held);
     pthread_mutex_lock(&hg_rt.mu);
     hg_stream *s = hg_table_remove(&hg_rt.streams, (uintptr_t)stream);
