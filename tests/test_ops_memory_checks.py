@@ -4,7 +4,13 @@ registry and its element alignment, so no kernel reads or writes outside device 
 import numpy as np
 import pytest
 
-from pyacl_hardgrad import ffi, lib
+ffi = lib = None
+
+
+@pytest.fixture(autouse=True)
+def _binding(hg):
+    global ffi, lib
+    ffi, lib = hg.ffi, hg.lib
 
 
 def _status_and_message(fn, *args):
@@ -21,7 +27,8 @@ def device(hg):
         yield d
 
 
-def _tensor(addr, n, dtype=lib.ACL_FLOAT):
+def _tensor(addr, n, dtype=None):
+    dtype = lib.ACL_FLOAT if dtype is None else dtype
     dims = ffi.new("int64_t[]", [n])
     strides = ffi.new("int64_t[]", [1])
     t = lib.aclCreateTensor(dims, 1, dtype, strides, 0, lib.ACL_FORMAT_ND, dims, 1, ffi.cast("void *", addr))

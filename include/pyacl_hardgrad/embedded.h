@@ -40,6 +40,7 @@ typedef struct hgAllocation {
     int32_t deviceId; /* the device of a device block, -1 otherwise */
     uintptr_t base;   /* the block's first byte (0 when unknown) */
     size_t size;      /* the block's size in bytes (0 when unknown) */
+    int32_t busy;     /* synchronous copies or sets running on it right now (a free waits for 0) */
 } hgAllocation;
 
 /* The live allocation that holds the byte at ptr (kind HG_MEMORY_UNKNOWN when none). */

@@ -679,6 +679,13 @@ ACL_FUNC_VISIBILITY aclError hgQueryAllocation(const void *ptr, hgAllocation *in
     info->deviceId = device;
     info->base = base;
     info->size = size;
+    info->busy = 0;
+    if (info->kind != HG_MEMORY_UNKNOWN) {
+        pthread_mutex_lock(&g_mem_mu);
+        hg_block *blk = block_holding(info->kind == HG_MEMORY_DEVICE ? &g_dev_blocks : &g_host_blocks, base, 1);
+        info->busy = blk && blk->base == base ? blk->busy : 0;
+        pthread_mutex_unlock(&g_mem_mu);
+    }
     return ACL_SUCCESS;
 }
 
