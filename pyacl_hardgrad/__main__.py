@@ -1,4 +1,4 @@
-"""``python -m pyacl_hardgrad``: info | --includes | --libdir | samples."""
+"""``python -m pyacl_hardgrad``: info | --includes | --libdir | --libs | --cann-path | samples."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ._paths import get_include, get_library_dir
+from ._paths import get_cann_path, get_include, get_library_dir
 
 SAMPLES = ("test_aclnn_hardtanh_grad.py", "hardtanh_grad_idiomatic.py",
            "test_aclnn_hard_sigmoid_grad.py", "hardsigmoid_grad_idiomatic.py")
@@ -97,6 +97,8 @@ def main(argv=None) -> int:
     ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
     ap.add_argument("--libdir", action="store_true", help="print the folder of libascendcl/libnnopbase/libopapi")
     ap.add_argument("--libs", action="store_true", help="print the -L/-l/-rpath link flags")
+    ap.add_argument("--cann-path", action="store_true",
+                    help="print the root of the CANN-shaped tree (ASCEND_CANN_PACKAGE_PATH / ASCEND_HOME_PATH)")
     sub = ap.add_subparsers(dest="command")
     sub.add_parser("info", help="backend, library files, SoC, device count, version")
     sp = sub.add_parser("samples", help="run the four sample ports and check their output")
@@ -104,6 +106,9 @@ def main(argv=None) -> int:
     sp.add_argument("--dir", help="folder holding the sample scripts")
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     args = ap.parse_args(argv)
+    if args.cann_path:
+        print(get_cann_path())
+        return 0
     if args.includes or args.libdir or args.libs:
         if args.includes:
             print(f"-I{get_include()}")

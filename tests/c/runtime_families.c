@@ -357,6 +357,11 @@ static void check_stream_config(void)
     EXPECT_MSG("aclrtSetStreamConfigOpt", "valueSize");
     size_t flag = 1;
     EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag, sizeof flag), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtSetStreamConfigOpt", "reserved");
+    uint32_t flag32 = 0;
+    EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag32, sizeof flag32), ACL_SUCCESS);
+    flag = 0;
+    EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag, sizeof flag), ACL_SUCCESS);
     EXPECT(aclrtSetStreamConfigOpt(h, (aclrtStreamConfigAttr)9, &flag, sizeof flag), ACL_ERROR_INVALID_PARAM);
     EXPECT(h->priority, 5);
     EXPECT(aclrtCreateStreamV2(&c, h), ACL_SUCCESS);

@@ -24,6 +24,14 @@ int hg_current_device_locked(void)
     return tls_cur.dev;
 }
 
+HG_INTERNAL int hg_current_device(void)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = hg_current_device_locked();
+    pthread_mutex_unlock(&hg_rt.mu);
+    return dev;
+}
+
 aclError hg_require_device_locked(const char *func, int *dev)
 {
     int d = hg_current_device_locked();
@@ -33,6 +41,18 @@ aclError hg_require_device_locked(const char *func, int *dev)
     }
     *dev = d;
     return ACL_SUCCESS;
+}
+
+aclError hg_enter_locked(const char *func, const void *out, const char *out_name, int *dev)
+{
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && out_name && !out) {
+        hg_set_error(func, "%s is NULL", out_name);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc && dev)
+        rc = hg_require_device_locked(func, dev);
+    return rc;
 }
 
 void hg_tls_bind_locked(int dev, uintptr_t ctx)
@@ -392,16 +412,9 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context)
 
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 {
-    const char *func = "aclrtCtxGetCurrentDefaultStream";
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !stream) {
-        hg_set_error(func, "stream is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
     int dev = -1;
-    if (!rc)
-        rc = hg_require_device_locked(func, &dev);
+    aclError rc = hg_enter_locked("aclrtCtxGetCurrentDefaultStream", stream, "stream", &dev);
     if (!rc)
         *stream = NULL; /* the default stream's handle is NULL in every call that takes a stream */
     pthread_mutex_unlock(&hg_rt.mu);
@@ -596,16 +609,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType typ
 {
     const char *func = "aclrtGetResInCurrentThread";
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !value) {
-        hg_set_error(func, "value is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
+    int dev = -1;
+    aclError rc = hg_enter_locked(func, value, "value", &dev);
     if (!rc)
         rc = check_res_type(func, type);
-    int dev = -1;
-    if (!rc)
-        rc = hg_require_device_locked(func, &dev);
     if (!rc) {
         uint32_t v = hg_rt.dev[dev].res_limit[type];
         *value = v ? v : res_default(type);

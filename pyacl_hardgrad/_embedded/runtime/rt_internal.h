@@ -239,6 +239,9 @@ aclError hg_check_init(const char *func);
 /* Current device of the calling thread, -1 when none.  Caller holds hg_rt.mu. */
 int hg_current_device_locked(void);
 aclError hg_require_device_locked(const char *func, int *dev);
+/* The usual front of a call, caller holding hg_rt.mu: initialised; out not NULL (when
+ * out_name is given); a current device (when dev is given, stored there). */
+aclError hg_enter_locked(const char *func, const void *out, const char *out_name, int *dev);
 void hg_tls_bind_locked(int dev, uintptr_t ctx);
 void hg_tls_unbind(void);
 uintptr_t hg_tls_ctx(void);
