@@ -7,7 +7,7 @@ from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import check, warn_status
 
-__all__ = ["DeviceMemory", "Workspace"]
+__all__ = ["DeviceMemory", "Workspace", "HostMemory"]
 
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
@@ -25,7 +25,24 @@ def _host_view(obj, writable: bool):
     return buf, len(buf)
 
 
-class DeviceMemory(Handle):
+class _Addressed:
+    """``ptr`` (a ``void *`` cdata) and ``int(mem)`` of an allocation at ``_ptr`` / ``_addr``."""
+
+    @property
+    def ptr(self):
+        """The address as a ``void *`` cdata."""
+        if not self._live[0]:
+            self._check_open()
+        return self._ptr
+
+    def __int__(self):
+        self._check_open()
+        return self._addr
+
+    __index__ = __int__
+
+
+class DeviceMemory(_Addressed, Handle):
     """``nbytes`` of device memory; ``int(mem)`` is its address (as pyACL hands them out).
 
     Create it with ``device.allocate(nbytes)``.  Copies are synchronous unless a stream is
@@ -54,19 +71,6 @@ class DeviceMemory(Handle):
             raise
         self._adopt(_Res(type(self).__name__,
                          lambda: warn_status(lib.aclrtFree(ptr), "aclrtFree", stacklevel=4), (dep,)))
-
-    @property
-    def ptr(self):
-        """The address as a ``void *`` cdata."""
-        if not self._live[0]:
-            self._check_open()
-        return self._ptr
-
-    def __int__(self):
-        self._check_open()
-        return self._addr
-
-    __index__ = __int__
 
     @property
     def device_id(self) -> int:
@@ -123,7 +127,9 @@ class DeviceMemory(Handle):
         return dst
 
     def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
-        """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory."""
+        """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory.
+        src may live on another device once the current device has peer access to it
+        (``Device.enable_peer_access``)."""
         nbytes = src.nbytes if nbytes is None else int(nbytes)
         self._range(nbytes, 0)
         src._range(nbytes, 0)
@@ -166,3 +172,57 @@ class _KeepObject(_Res):
     def _finish(self):
         self._objs = ()
         super()._finish()
+
+
+class HostMemory(_Addressed, Handle):
+    """``nbytes`` of page-locked host memory (aclrtMallocHost / aclrtFreeHost).  The runtime's
+    copies and sets accept it beside device memory: ``memset`` works on it, asynchronous
+    copies from or to it run on the stream.  ``mem.view()`` (a memoryview, also for
+    ``np.frombuffer``) reads and writes it in place."""
+
+    def __init__(self, nbytes: int):
+        from .runtime import _runtime_res
+        nbytes = int(nbytes)
+        if nbytes < 1:
+            raise ValueError(f"nbytes must be >= 1, got {nbytes}")
+        rt = _runtime_res()
+        p = ffi.new("void **")
+        try:
+            check(lib.aclrtMallocHost(p, nbytes), "aclrtMallocHost")
+        except BaseException:
+            rt.release()
+            raise
+        ptr = p[0]
+        self._ptr = ptr
+        self._addr = int(ffi.cast("uintptr_t", ptr))
+        self.nbytes = nbytes
+        self._buffer = ffi.buffer(ptr, nbytes)
+        self._adopt(_Res("HostMemory", lambda: warn_status(lib.aclrtFreeHost(ptr), "aclrtFreeHost", stacklevel=4),
+                         (rt,)))
+
+    def view(self) -> memoryview:
+        """The bytes in place (valid while the memory is open)."""
+        self._check_open()
+        return memoryview(self._buffer)
+
+    def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0, *, stream=None) -> None:
+        """Set bytes to ``value`` (aclrtMemset, or aclrtMemsetAsync on ``stream``)."""
+        self._check_open()
+        offset = int(offset)
+        nbytes = self.nbytes - offset if nbytes is None else int(nbytes)
+        if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
+            raise ValueError(f"range [{offset}, {offset + nbytes}) outside the {self.nbytes}-byte allocation")
+        if not nbytes:
+            return
+        dst = ffi.cast("char *", self._ptr) + offset
+        if stream is None:
+            check(lib.aclrtMemset(dst, self.nbytes - offset, int(value), nbytes), "aclrtMemset")
+        else:
+            check(lib.aclrtMemsetAsync(dst, self.nbytes - offset, int(value), nbytes, stream.handle),
+                  "aclrtMemsetAsync")
+            stream._keep(self._res)
+
+    def __repr__(self):
+        if self.closed:
+            return "<HostMemory closed>"
+        return f"<HostMemory 0x{self._addr:x} nbytes={self.nbytes}>"
