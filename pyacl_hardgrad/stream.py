@@ -20,6 +20,7 @@ class _HostCalls:
         self._subscribed: set = set()
         self._thread: threading.Thread | None = None
         self._thread_id = 0
+        self._generation = 0                  # bumped by every subscription
         self._trampoline = None
 
     def _run(self, arg) -> None:
@@ -30,11 +31,15 @@ class _HostCalls:
 
     def _report_loop(self) -> None:
         while True:
+            gen = self._generation
             st = lib.aclrtProcessReport(100)
             if st in (0, lib.ACL_ERROR_RT_REPORT_TIMEOUT):
                 continue
-            # nothing subscribed any more (streams gone), or the runtime was finalized
+            # nothing subscribed any more (streams gone), or the runtime was finalized --
+            # unless a stream was subscribed meanwhile: then go on processing for it
             with self._lock:
+                if gen != self._generation:
+                    continue
                 self._thread = None
                 self._subscribed.clear()
                 return
@@ -83,6 +88,7 @@ class _HostCalls:
             if handle not in self._subscribed:
                 check(lib.aclrtSubscribeReport(self._thread_id, stream.handle), "aclrtSubscribeReport")
                 self._subscribed.add(handle)
+                self._generation += 1
         finally:
             if go is not None:
                 go.set()

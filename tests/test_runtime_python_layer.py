@@ -77,6 +77,20 @@ def test_python_callables_run_in_stream_order(hg):
         s.close()
 
 
+def test_report_thread_serves_streams_made_after_it_went_idle(hg):
+    """The report thread ends when no stream is subscribed any more; a later callback on a
+    new stream starts it again (a BLOCK callback would otherwise wait for ever)."""
+    with hg.Device(0) as dev:
+        for round_ in range(3):
+            s = dev.create_stream()
+            hits = []
+            s.launch_callback(lambda: hits.append(round_), block=True)
+            s.synchronize()
+            assert hits == [round_]
+            s.close()
+            threading.Event().wait(0.15)     # let the thread notice the stream is gone
+
+
 def test_memset_on_acl_host_memory(hg):
     with hg.Device(0) as dev:
         s = dev.create_stream()

@@ -496,7 +496,10 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     pthread_mutex_unlock(&hg_rt.mu);
     if (!rc) {
         uint64_t ta = 0, tb = 0;
-        if (!((a->flags & b->flags) & ACL_EVENT_TIME_LINE)) {
+        if (a->device != b->device) {
+            hg_set_error(func, "startEvent belongs to device %d but endEvent to device %d", a->device, b->device);
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (!((a->flags & b->flags) & ACL_EVENT_TIME_LINE)) {
             hg_set_error(func, "%s was created without ACL_EVENT_TIME_LINE: it records no time",
                          (a->flags & ACL_EVENT_TIME_LINE) ? "endEvent" : "startEvent");
             rc = ACL_ERROR_RT_PARAM_INVALID;

@@ -213,6 +213,8 @@ typedef struct hg_device {
     int refcount;
     uint64_t peer_mask;     /* devices this one may access (aclrtDeviceEnablePeerAccess) */
     uint32_t res_limit[2];  /* aclrtSetDeviceResLimit values, 0 = not set */
+    int64_t sys_opt[4];     /* aclrtCtxSetSysParamOpt values of the default context */
+    uint8_t sys_opt_set;    /* bit i: sys_opt[i] was set */
     uint64_t gen;           /* bumped when the device closes: thread bindings go stale */
     hg_stream *default_stream;
     uintptr_t primary_ctx;
