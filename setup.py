@@ -1,7 +1,7 @@
 """Build: the embedded runtime's three C libraries, the headers, and the cffi binding.
 
-``pip install .`` compiles libascendcl.so, libnnopbase.so and libopapi.so into
-``pyacl_hardgrad/_embedded/lib/``, copies include/ to ``pyacl_hardgrad/include/`` and builds
+``pip install .`` compiles libascendcl.so, libnnopbase.so and libopapi.so into the
+CANN-shaped tree ``pyacl_hardgrad/_cann/`` (lib64/, include/, set_env.sh, version files) and builds
 the compiled cffi module ``pyacl_hardgrad._cffi_acl`` whose declarations come from include/.
 """
 import shutil
@@ -13,7 +13,8 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "pyacl_hardgrad" / "_build"))
-import embedded_libs  # noqa: E402  (build helper, standard library only)
+import cann_tree  # noqa: E402  (build helpers, standard library only)
+import embedded_libs  # noqa: E402
 
 
 class BuildWithEmbeddedRuntime(build_ext):
@@ -25,11 +26,9 @@ class BuildWithEmbeddedRuntime(build_ext):
         if self.inplace:
             targets = [ROOT / "pyacl_hardgrad"]
         for dest in targets:
-            embedded_libs.build(dest / "_embedded" / "lib", verbose=self.verbose > 1)
-            inc = dest / "include"
-            if inc.exists():
-                shutil.rmtree(inc)
-            shutil.copytree(ROOT / "include", inc)
+            # the libraries and headers live in the CANN-shaped tree (_cann/lib64, _cann/include)
+            embedded_libs.build(cann_tree.lib_dir(dest / "_cann"), verbose=self.verbose > 1)
+            cann_tree.finish(dest / "_cann", ROOT / "include")
             # Each registered operator's examples, docs and op.json (and the registry), so
             # `python -m pyacl_hardgrad samples` and the Python layer find them after install.
             ops = dest / "_embedded" / "opapi" / "ops"

@@ -6,13 +6,13 @@ Two levels, one binding:
   * handles with ``close()`` / ``with``: Runtime, Device, Stream, Event, DeviceMemory,
     Tensor, Scalar, the two operators and their two-phase plans.
 
-Only ``get_include``, ``get_library_dir`` and ``__version__`` are available without loading
+Only ``get_include``, ``get_library_dir``, ``get_cann_path`` and ``__version__`` are available without loading
 the C libraries; any other attribute loads them on first use (so ``python -m
 pyacl_hardgrad --includes`` works even where no backend can be loaded).
 """
 from importlib import import_module
 
-from ._paths import get_include, get_library_dir
+from ._paths import get_cann_path, get_include, get_library_dir
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,7 @@ _LAZY = {
     "live_counts": "_diagnostics",
 }
 
-__all__ = ["get_include", "get_library_dir", "__version__", *_LAZY]
+__all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]
 
 
 def __getattr__(name):

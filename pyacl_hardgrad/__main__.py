@@ -1,4 +1,4 @@
-"""``python -m pyacl_hardgrad``: info | --includes | --libdir | samples | run SCRIPT | --pyacl-path."""
+"""``python -m pyacl_hardgrad``: info | --includes | --libdir | --libs | --cann-path | --pyacl-path | samples | run SCRIPT."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ._paths import get_include, get_library_dir
+from ._paths import get_cann_path, get_include, get_library_dir
 
 def ops_dir() -> Path:
     """The operator folders (pyacl_hardgrad/_embedded/opapi/ops/, installed or in the source tree)."""
@@ -109,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--libs", action="store_true", help="print the -L/-l/-rpath link flags")
     ap.add_argument("--pyacl-path", action="store_true",
                     help="print the folder to put on PYTHONPATH so that `import acl` loads pyACL's API")
+    ap.add_argument("--cann-path", action="store_true",
+                    help="print the root of the CANN-shaped tree (ASCEND_CANN_PACKAGE_PATH / ASCEND_HOME_PATH)")
     sub = ap.add_subparsers(dest="command")
     sub.add_parser("info", help="backend, library files, SoC, device count, version")
     sp = sub.add_parser("samples", help="run every operator's sample ports and check their output")
@@ -120,6 +122,9 @@ def main(argv=None) -> int:
     if args.pyacl_path:
         from ._pyacl_run import pyacl_path
         print(pyacl_path())
+        return 0
+    if args.cann_path:
+        print(get_cann_path())
         return 0
     if args.includes or args.libdir or args.libs:
         from ._paths import not_built_reason

@@ -81,6 +81,15 @@ class _DeviceState:
         return s
 
 
+def _current_context():
+    """The calling thread's current context, None when no device is set (or no runtime)."""
+    p = ffi.new("aclrtContext *")
+    if lib.aclrtGetCurrentContext(p) == 0 and p[0] != ffi.NULL:
+        return p[0]
+    lib.aclGetRecentErrMsg()                        # the failure is expected: drop its text
+    return None
+
+
 def _acquire_state(device_id: int) -> _DeviceState:
     with _states_lock:
         st = _states.get(device_id)
@@ -105,6 +114,7 @@ class Device(Handle):
 
     def __init__(self, device_id: int = 0):
         device_id = _args.integer(device_id, "device_id", 0, _args.INT32_MAX)
+        self._prev_context = _current_context()     # restored by __exit__
         self._state = _acquire_state(device_id)
         self._adopt(self._state.res)
         self._id = device_id
@@ -129,6 +139,38 @@ class Device(Handle):
 
     def __index__(self):
         return self._id
+
+    def __enter__(self):
+        self.make_current()
+        return super().__enter__()
+
+    def __exit__(self, exc_type, exc, tb):
+        """Close, and make the device that was current on this thread before current again."""
+        try:
+            return super().__exit__(exc_type, exc, tb)
+        finally:
+            prev, self._prev_context = self._prev_context, None
+            if prev is not None:
+                lib.aclrtSetCurrentContext(prev)     # fails harmlessly if that device is gone
+                lib.aclGetRecentErrMsg()
+
+    def can_access_peer(self, peer: "Device | int") -> bool:
+        """aclrtDeviceCanAccessPeer(this device, peer)."""
+        out = ffi.new("int32_t *")
+        check(lib.aclrtDeviceCanAccessPeer(out, self._id, int(peer)), "aclrtDeviceCanAccessPeer")
+        return bool(out[0])
+
+    def enable_peer_access(self, peer: "Device | int") -> None:
+        """aclrtDeviceEnablePeerAccess from this device: copies it issues may then touch the
+        peer's memory (one direction)."""
+        self._check_open()
+        self._state.ensure_current()
+        check(lib.aclrtDeviceEnablePeerAccess(int(peer), 0), "aclrtDeviceEnablePeerAccess")
+
+    def disable_peer_access(self, peer: "Device | int") -> None:
+        self._check_open()
+        self._state.ensure_current()
+        check(lib.aclrtDeviceDisablePeerAccess(int(peer)), "aclrtDeviceDisablePeerAccess")
 
     def make_current(self) -> "Device":
         """Make this device the calling thread's current device."""
@@ -169,10 +211,12 @@ class Device(Handle):
         self._check_open()
         return Stream(self._state)
 
-    def create_event(self):
+    def create_event(self, flags: int | None = None):
+        """An Event; ``flags`` (ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, ...) uses
+        aclrtCreateEventWithFlag."""
         from .stream import Event
         self._check_open()
-        return Event(self._state)
+        return Event(self._state, flags)
 
     def allocate(self, nbytes: int, policy: int | None = None):
         """``DeviceMemory`` of nbytes (aclrtMalloc, ACL_MEM_MALLOC_HUGE_FIRST by default)."""

@@ -13,7 +13,7 @@ from ._binding import BACKEND, ffi, lib
 __all__ = [
     "PyaclError", "AclError", "RuntimeApiError", "AclnnError", "AclnnParamError",
     "ApiNotSupportedError", "ClosedError", "PlanConsumedError", "CleanupWarning",
-    "check", "code_name", "recent_error_message",
+    "check", "code_name", "recent_error_message", "last_error", "peek_last_error",
 ]
 
 ACL_SUCCESS = lib.ACL_SUCCESS
@@ -166,3 +166,14 @@ def warn_status(status: int, function: str, stacklevel: int = 2) -> None:
     """For release paths: a failing status becomes a :class:`CleanupWarning`."""
     if status:
         warnings.warn(str(error_for(status, function)), CleanupWarning, stacklevel=stacklevel + 1)
+
+
+def last_error() -> int:
+    """aclrtGetLastError(ACL_RT_THREAD_LEVEL): the calling thread's last runtime-layer status
+    code (107xxx, 207xxx, 507xxx; 0 when none), which this call clears."""
+    return int(lib.aclrtGetLastError(lib.ACL_RT_THREAD_LEVEL))
+
+
+def peek_last_error() -> int:
+    """aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL): like :func:`last_error` without clearing it."""
+    return int(lib.aclrtPeekAtLastError(lib.ACL_RT_THREAD_LEVEL))

@@ -69,7 +69,24 @@ def _check_stream(stream):
     return stream
 
 
-class DeviceMemory(Handle):
+class _Addressed:
+    """``ptr`` (a ``void *`` cdata) and ``int(mem)`` of an allocation at ``_ptr`` / ``_addr``."""
+
+    @property
+    def ptr(self):
+        """The address as a ``void *`` cdata."""
+        if not self._live[0]:
+            self._check_open()
+        return self._ptr
+
+    def __int__(self):
+        self._check_open()
+        return self._addr
+
+    __index__ = __int__
+
+
+class DeviceMemory(_Addressed, Handle):
     """``nbytes`` of device memory; ``int(mem)`` is its address (as pyACL hands them out).
 
     Create it with ``device.allocate(nbytes)``.  Copies are synchronous unless a stream is
@@ -123,19 +140,6 @@ class DeviceMemory(Handle):
         release = (lambda: warn_status(lib.aclrtFree(p), "aclrtFree", stacklevel=4)) if own else None
         self._adopt(_Res(cls.__name__, release, (state.res,)))
         return self
-
-    @property
-    def ptr(self):
-        """The address as a ``void *`` cdata."""
-        if not self._live[0]:
-            self._check_open()
-        return self._ptr
-
-    def __int__(self):
-        self._check_open()
-        return self._addr
-
-    __index__ = __int__
 
     @property
     def device_id(self) -> int:
@@ -198,7 +202,9 @@ class DeviceMemory(Handle):
         return dst
 
     def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
-        """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory."""
+        """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory.
+        src may live on another device once the current device has peer access to it
+        (``Device.enable_peer_access``)."""
         _args.instance(src, DeviceMemory, "src")
         self._check_open()
         src._check_open()
@@ -237,19 +243,19 @@ class Workspace(DeviceMemory):
     """Device memory handed to phase 2 of an operator (same as DeviceMemory otherwise)."""
 
 
-class HostMemory(Handle):
+class HostMemory(_Addressed, Handle):
     """``nbytes`` of page-locked host memory (aclrtMallocHost / aclrtFreeHost), as pyACL's
-    ``acl.rt.malloc_host`` gives it; ``int(mem)`` is its address, ``mem.buffer`` a writable
-    memoryview over it, ``mem.numpy(dtype, shape)`` a numpy view (valid while it is open).
+    ``acl.rt.malloc_host`` gives it; ``int(mem)`` is its address, ``mem.buffer`` (or
+    ``mem.view()``) a writable memoryview over it, ``mem.numpy(dtype, shape)`` a numpy view
+    (valid while it is open).  The runtime's copies and sets accept it beside device memory:
+    ``memset`` works on it, asynchronous copies from or to it run on the stream.
     """
 
     owns_handle = True
 
     def __init__(self, nbytes: int):
         from .runtime import _runtime_res
-        nbytes = int(nbytes)
-        if nbytes < 0:
-            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         rt = _runtime_res()
         try:
             p = ffi.new("void **")
@@ -267,9 +273,7 @@ class HostMemory(Handle):
         from .device import _as_handle
         from .runtime import _runtime_res
         p = _as_handle(ptr, "host memory")
-        nbytes = int(nbytes)
-        if nbytes < 0:
-            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         self = cls.__new__(cls)
         self._setup(p, nbytes, own, _runtime_res())
         return self
@@ -279,17 +283,6 @@ class HostMemory(Handle):
         self.owns_handle = bool(own)
         release = (lambda: warn_status(lib.aclrtFreeHost(p), "aclrtFreeHost", stacklevel=4)) if own else None
         self._adopt(_Res("HostMemory", release, (rt,)))
-
-    @property
-    def ptr(self):
-        self._check_open()
-        return self._ptr
-
-    def __int__(self):
-        self._check_open()
-        return self._addr
-
-    __index__ = __int__
 
     @property
     def buffer(self) -> memoryview:
@@ -302,6 +295,30 @@ class HostMemory(Handle):
         dt = np.dtype(dtype)
         a = np.frombuffer(self.buffer, dt, self.nbytes // dt.itemsize)
         return a if shape is None else a.reshape(shape)
+
+    def view(self) -> memoryview:
+        """The bytes in place (valid while the memory is open); the same as ``buffer``."""
+        return self.buffer
+
+    def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0, *, stream=None) -> None:
+        """Set bytes to ``value`` (aclrtMemset, or aclrtMemsetAsync on ``stream``)."""
+        self._check_open()
+        _check_stream(stream)
+        value = _args.integer(value, "value", 0, 255)
+        offset = _args.integer(offset, "offset", 0)
+        nbytes = self.nbytes - offset if nbytes is None else _args.integer(nbytes, "nbytes", 0)
+        if offset + nbytes > self.nbytes:
+            raise ValueError(f"range [{offset}, {offset + nbytes}) outside the {self.nbytes}-byte allocation")
+        if not nbytes:
+            return
+        dst = ffi.cast("char *", self._ptr) + offset
+        if stream is None:
+            with _Hold(self):
+                check(lib.aclrtMemset(dst, self.nbytes - offset, value, nbytes), "aclrtMemset")
+        else:
+            check(lib.aclrtMemsetAsync(dst, self.nbytes - offset, value, nbytes, stream.handle),
+                  "aclrtMemsetAsync")
+            stream._keep(self._res)
 
     def __repr__(self):
         if self.closed:

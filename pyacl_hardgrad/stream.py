@@ -10,6 +10,93 @@ from .errors import ClosedError, check, warn_status
 
 __all__ = ["Stream", "Event"]
 
+
+class _HostCalls:
+    """Python callables run by the runtime: one C trampoline, handles kept until they ran,
+    and one report thread (aclrtProcessReport loop) for the streams it is subscribed to."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._live: dict = {}
+        self._subscribed: set = set()
+        self._thread: threading.Thread | None = None
+        self._thread_id = 0
+        self._generation = 0                  # bumped by every subscription
+        self._trampoline = None
+
+    def _run(self, arg) -> None:
+        key = int(ffi.cast("uintptr_t", arg))
+        fn = self._live.pop(key, None)
+        if fn is not None:
+            fn()
+
+    def _report_loop(self) -> None:
+        while True:
+            gen = self._generation
+            st = lib.aclrtProcessReport(100)
+            if st in (0, lib.ACL_ERROR_RT_REPORT_TIMEOUT):
+                continue
+            # nothing subscribed any more (streams gone), or the runtime was finalized --
+            # unless a stream was subscribed meanwhile: then go on processing for it
+            with self._lock:
+                if gen != self._generation:
+                    continue
+                self._thread = None
+                self._subscribed.clear()
+                return
+
+    def launch(self, stream: "Stream", fn, block: bool | None) -> None:
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+        stream._device_state.ensure_current()
+        with self._lock:
+            if self._trampoline is None:
+                self._trampoline = ffi.callback("void(void *)", self._run)
+            key = id(fn) ^ (len(self._live) << 48)
+            while key in self._live:
+                key += 1
+            key &= (1 << 63) - 1
+            self._live[key] = fn
+            arg = ffi.cast("void *", key)
+            try:
+                if block is None:
+                    check(lib.aclrtLaunchHostFunc(stream.handle, self._trampoline, arg), "aclrtLaunchHostFunc")
+                    return
+                self._subscribe(stream)
+                kind = lib.ACL_CALLBACK_BLOCK if block else lib.ACL_CALLBACK_NO_BLOCK
+                check(lib.aclrtLaunchCallback(self._trampoline, arg, kind, stream.handle), "aclrtLaunchCallback")
+            except BaseException:
+                self._live.pop(key, None)
+                raise
+
+    def _subscribe(self, stream: "Stream") -> None:
+        """Caller holds the lock."""
+        go = None
+        if self._thread is None:
+            started, go = threading.Event(), threading.Event()
+
+            def main():
+                self._thread_id = threading.get_ident()   # pthread_self() on POSIX
+                started.set()
+                go.wait()                                 # processes once subscribed
+                self._report_loop()
+            self._thread = threading.Thread(target=main, name="pyacl_hardgrad-report", daemon=True)
+            self._thread.start()
+            started.wait()
+            self._subscribed.clear()
+        try:
+            handle = int(ffi.cast("uintptr_t", stream.handle))
+            if handle not in self._subscribed:
+                check(lib.aclrtSubscribeReport(self._thread_id, stream.handle), "aclrtSubscribeReport")
+                self._subscribed.add(handle)
+                self._generation += 1
+        finally:
+            if go is not None:
+                go.set()
+
+
+_host_calls = _HostCalls()
+
 _tls = threading.local()
 _sync_stream = lib.aclrtSynchronizeStream
 # Entries held for unsynchronised work; past this many the stream is synchronised so the
@@ -254,6 +341,36 @@ class Stream(CHandle):
         _args.instance(event, Event, "event")
         check(lib.aclrtStreamWaitEvent(self.handle, event.handle), "aclrtStreamWaitEvent")
 
+    def query(self) -> bool:
+        """aclrtStreamQuery: True when everything enqueued so far has finished (no wait)."""
+        status = ffi.new("aclrtStreamStatus *")
+        check(lib.aclrtStreamQuery(self.handle, status), "aclrtStreamQuery")
+        return status[0] == lib.ACL_STREAM_STATUS_COMPLETE
+
+    def synchronize_timeout(self, timeout_ms: int) -> None:
+        """aclrtSynchronizeStreamWithTimeout: like synchronize(), giving up after timeout_ms
+        (RuntimeApiError ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; -1 waits for ever).  Resources of
+        enqueued work stay held until a synchronize() succeeds."""
+        check(lib.aclrtSynchronizeStreamWithTimeout(self.handle, int(timeout_ms)),
+              "aclrtSynchronizeStreamWithTimeout")
+
+    def set_failure_mode(self, stop_on_failure: bool) -> None:
+        """aclrtSetStreamFailureMode: ACL_STOP_ON_FAILURE or ACL_CONTINUE_ON_FAILURE (once)."""
+        mode = lib.ACL_STOP_ON_FAILURE if stop_on_failure else lib.ACL_CONTINUE_ON_FAILURE
+        check(lib.aclrtSetStreamFailureMode(self.handle, mode), "aclrtSetStreamFailureMode")
+
+    def launch_host_func(self, fn) -> None:
+        """aclrtLaunchHostFunc: call ``fn()`` when the stream reaches this point; later work
+        waits for it.  It runs on a runtime thread, holding the GIL; an exception it raises
+        is printed, not raised here."""
+        _host_calls.launch(self, fn, None)
+
+    def launch_callback(self, fn, *, block: bool = True) -> None:
+        """aclrtLaunchCallback: call ``fn()`` on this package's report thread (subscribed to
+        the stream with aclrtSubscribeReport) when the stream reaches this point; with
+        ``block`` later work waits for it (ACL_CALLBACK_BLOCK)."""
+        _host_calls.launch(self, fn, bool(block))
+
     def __repr__(self):
         if self.closed:
             return "<Stream closed>"
@@ -261,13 +378,21 @@ class Stream(CHandle):
 
 
 class Event(CHandle):
-    """An ACL event; create it with ``device.create_event()`` or ``stream.record()``."""
+    """An ACL event; create it with ``device.create_event()`` or ``stream.record()``.
 
-    def __init__(self, device):
+    ``flags`` (``ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE ...``) creates it with
+    aclrtCreateEventWithFlag: only SYNC events can be waited for and reset, only TIME_LINE
+    ones timed.  Without flags it is a plain aclrtCreateEvent event, which can do all three.
+    """
+
+    def __init__(self, device, flags: int | None = None):
         state = device._state if hasattr(device, "_state") else device
         state.ensure_current()
         p = ffi.new("aclrtEvent *")
-        check(lib.aclrtCreateEvent(p), "aclrtCreateEvent")
+        if flags is None:
+            check(lib.aclrtCreateEvent(p), "aclrtCreateEvent")
+        else:
+            check(lib.aclrtCreateEventWithFlag(p, int(flags)), "aclrtCreateEventWithFlag")
         handle = p[0]
         self._handle = handle
         self._device_state = state
@@ -302,15 +427,34 @@ class Event(CHandle):
         check(lib.aclrtRecordEvent(self.handle, stream.handle), "aclrtRecordEvent")
         return self
 
-    def synchronize(self) -> None:
-        """Block until the work recorded before this event has finished."""
-        check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+    def synchronize(self, timeout_ms: int | None = None) -> None:
+        """Block until the work recorded before this event has finished; with ``timeout_ms``
+        give up after that long (aclrtSynchronizeEventWithTimeout: RuntimeApiError
+        ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)."""
+        if timeout_ms is None:
+            check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+        else:
+            check(lib.aclrtSynchronizeEventWithTimeout(self.handle, int(timeout_ms)),
+                  "aclrtSynchronizeEventWithTimeout")
 
     def query(self) -> bool:
         """True when the recorded work has completed (does not block)."""
         status = _out_buffers()[2]
         check(lib.aclrtQueryEventStatus(self.handle, status), "aclrtQueryEventStatus")
         return status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def waiters_done(self) -> bool:
+        """aclrtQueryEventWaitStatus: True when the latest record ran, so streams waiting for
+        it may go on."""
+        status = ffi.new("aclrtEventWaitStatus *")
+        check(lib.aclrtQueryEventWaitStatus(self.handle, status), "aclrtQueryEventWaitStatus")
+        return status[0] == lib.ACL_EVENT_WAIT_STATUS_COMPLETE
+
+    def timestamp(self) -> int:
+        """aclrtEventGetTimestamp: microseconds (runtime clock) when the latest record ran."""
+        ts = ffi.new("uint64_t *")
+        check(lib.aclrtEventGetTimestamp(self.handle, ts), "aclrtEventGetTimestamp")
+        return int(ts[0])
 
     def elapsed_time(self, end: "Event") -> float:
         """Milliseconds between this event and ``end`` (both recorded and completed)."""

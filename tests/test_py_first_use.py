@@ -12,7 +12,7 @@ SOURCE_PKG = REPO_ROOT / "pyacl_hardgrad"
 
 
 def _source_tree_is_built() -> bool:
-    return (SOURCE_PKG / "include").is_dir() and (SOURCE_PKG / "_embedded" / "lib").is_dir()
+    return (SOURCE_PKG / "_cann" / "include").is_dir() and (SOURCE_PKG / "_cann" / "lib64").is_dir()
 
 
 def _clean_env(**extra):

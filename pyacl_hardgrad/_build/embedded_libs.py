@@ -23,7 +23,7 @@ EMBEDDED_DIR = ROOT / "pyacl_hardgrad" / "_embedded"
 # (library name, source folder, libraries it links against), in build order.
 LIBRARIES = (
     ("ascendcl", "runtime", ()),
-    ("nnopbase", "nnopbase", ("ascendcl",)),
+    ("nnopbase", "nnopbase", ("ascendcl", "stdc++")),  # stdc++: arrays handed out for delete[]
     ("opapi", "opapi", ("nnopbase", "ascendcl")),
 )
 

@@ -63,14 +63,22 @@ static void *process_loop(void *p)
 }
 
 static int g_order[16];
-static atomic_int g_norder;
+static atomic_int g_claimed; /* slots taken */
+static atomic_int g_norder;  /* slots written (published after the write) */
 static pthread_t g_cb_thread[16];
 
 static void record_cb(void *ud)
 {
-    int i = atomic_fetch_add(&g_norder, 1);
+    int i = atomic_fetch_add(&g_claimed, 1);
     g_order[i] = (int)(intptr_t)ud;
     g_cb_thread[i] = pthread_self();
+    atomic_fetch_add(&g_norder, 1);
+}
+
+static void reset_order(void)
+{
+    atomic_store(&g_claimed, 0);
+    atomic_store(&g_norder, 0);
 }
 
 static void check_callbacks_report(void)
@@ -98,7 +106,7 @@ static void check_callbacks_report(void)
     EXPECT(aclrtSubscribeReport((uint64_t)th, s), ACL_ERROR_RT_STREAM_SUBSCRIBE); /* one thread per stream */
     EXPECT_MSG("aclrtSubscribeReport", "already subscribed");
 
-    atomic_store(&g_norder, 0);
+    reset_order();
     for (int i = 0; i < 6; ++i)
         EXPECT(aclrtLaunchCallback(record_cb, (void *)(intptr_t)i, i % 2 ? ACL_CALLBACK_NO_BLOCK : ACL_CALLBACK_BLOCK,
                                    s),
@@ -121,7 +129,7 @@ static void check_callbacks_report(void)
     EXPECT_TRUE(pr.processed_ok >= 1);
 
     /* callbacks handed to a thread that never processes them run when the binding goes */
-    atomic_store(&g_norder, 0);
+    reset_order();
     EXPECT(aclrtSubscribeReport(12345u, s), ACL_SUCCESS);
     EXPECT(aclrtLaunchCallback(record_cb, (void *)(intptr_t)7, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
@@ -138,7 +146,7 @@ static void check_callbacks_same_thread(void)
     aclrtStream s;
     EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
     EXPECT(aclrtSubscribeReport((uint64_t)pthread_self(), s), ACL_SUCCESS);
-    atomic_store(&g_norder, 0);
+    reset_order();
     EXPECT(aclrtLaunchCallback(record_cb, (void *)(intptr_t)3, ACL_CALLBACK_NO_BLOCK, s), ACL_SUCCESS);
     EXPECT(aclrtLaunchCallback(record_cb, (void *)(intptr_t)4, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
     int got = 0;
@@ -357,6 +365,11 @@ static void check_stream_config(void)
     EXPECT_MSG("aclrtSetStreamConfigOpt", "valueSize");
     size_t flag = 1;
     EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag, sizeof flag), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtSetStreamConfigOpt", "reserved");
+    uint32_t flag32 = 0;
+    EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag32, sizeof flag32), ACL_SUCCESS);
+    flag = 0;
+    EXPECT(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &flag, sizeof flag), ACL_SUCCESS);
     EXPECT(aclrtSetStreamConfigOpt(h, (aclrtStreamConfigAttr)9, &flag, sizeof flag), ACL_ERROR_INVALID_PARAM);
     EXPECT(h->priority, 5);
     EXPECT(aclrtCreateStreamV2(&c, h), ACL_SUCCESS);
@@ -617,8 +630,23 @@ static void check_device_extras(void)
     EXPECT(ok, 1);
     EXPECT(aclrtCheckArchCompatibility("Ascend310P3", &ok), ACL_SUCCESS);
     EXPECT(ok, 0);
+    uint32_t cflags = 9;
+    int32_t active = -1;
+    EXPECT(aclrtGetPrimaryCtxState(0, &cflags, &active), ACL_SUCCESS);
+    EXPECT(cflags, 0);
+    EXPECT(active, 1);
+    EXPECT(aclrtGetPrimaryCtxState(1, &cflags, &active), ACL_SUCCESS);
+    EXPECT(active, 0);
+    int64_t opt = -1;
+    EXPECT(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &opt), ACL_ERROR_RT_SYSPARAMOPT_NOT_SET);
+    EXPECT(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1), ACL_SUCCESS);
+    EXPECT(aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &opt), ACL_SUCCESS);
+    EXPECT(opt, 1);
+    EXPECT(aclrtCtxSetSysParamOpt((aclSysParamOpt)7, 1), ACL_ERROR_INVALID_PARAM);
     /* force reset: whatever the count, the streams go */
     EXPECT(aclrtResetDeviceForce(0), ACL_SUCCESS);
+    EXPECT(aclrtGetPrimaryCtxState(0, &cflags, &active), ACL_SUCCESS);
+    EXPECT(active, 0);
     EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
     int32_t dev = -1;
     EXPECT(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
@@ -651,6 +679,7 @@ static void check_peer_and_mixed_devices(void)
     EXPECT(aclrtCreateStream(&s0), ACL_SUCCESS);
     EXPECT(aclrtCreateEvent(&e0), ACL_SUCCESS);
     EXPECT(aclrtMemset(d0, 64, 0xab, 64), ACL_SUCCESS);
+    uint8_t host_src[32] = {0};
 
     /* without peer access, device 0 touches no device-1 memory */
     EXPECT(aclrtMemcpy(d1, 64, d0, 64, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
@@ -669,6 +698,19 @@ static void check_peer_and_mixed_devices(void)
     EXPECT(aclrtLaunchCallback(record_cb, NULL, ACL_CALLBACK_BLOCK, s1), ACL_ERROR_RT_STREAM_CONTEXT);
     EXPECT_MSG("aclrtLaunchCallback", "device 1", "device 0");
     EXPECT(aclrtDestroyStreamForce(s1), ACL_ERROR_RT_STREAM_CONTEXT);
+    EXPECT(aclrtRecordEvent(e0, s0), ACL_SUCCESS);
+    EXPECT(aclrtSetDevice(1), ACL_SUCCESS);
+    EXPECT(aclrtRecordEvent(e1, s1), ACL_SUCCESS);
+    EXPECT(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    EXPECT(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    float ms = 0;
+    EXPECT(aclrtEventElapsedTime(&ms, e0, e1), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_MSG("aclrtEventElapsedTime", "device 0", "device 1");
+    EXPECT(aclrtMemcpy2dAsync(d1, 16, host_src, 16, 16, 2, ACL_MEMCPY_HOST_TO_DEVICE, s0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_MSG("aclrtMemcpy2dAsync", "device 1", "device 0");
+    EXPECT(aclrtValueWrite(d1, 1, 0, s0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_MSG("aclrtValueWrite", "device 1", "device 0");
 
     /* with peer access from device 0 to 1: copies across them work from device 0 */
     int32_t status = -1;

@@ -58,6 +58,8 @@ HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg
 /* Device of a stream handle (NULL: the calling thread's current device), or -1 with the
  * error text naming `caller` and *err set. */
 HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclError *err);
+/* The calling thread's current device, -1 when none (sets no error text). */
+HG_INTERNAL int hg_current_device(void);
 /* Device whose memory holds [p, p + n): -1 for host memory or an unknown address, -2 when
  * the range starts in a device allocation and runs past its end. */
 HG_INTERNAL int hg_memory_device(const void *p, size_t n);
@@ -83,6 +85,7 @@ struct aclTensor {
     const int64_t *shape;
     const int64_t *strides;
     const int64_t *storage_shape;
+    int device;             /* device whose memory data points into, -1 for host or unknown */
 };
 
 struct aclScalar {
@@ -117,9 +120,23 @@ typedef struct hg_exec_ops {
     void (*destroy)(void *plan);                  /* frees plan; NULL if nothing to do */
 } hg_exec_ops;
 
+/* aclSet{Input,Output,}TensorAddr on an executor: point the plan's tensor `index` (which:
+ * 0 counts inputs then outputs, 1 inputs only, 2 outputs only) at addr.  Returns 0, or
+ * ACLNN_ERR_PARAM_INVALID for an index the operator does not have.  An operator that can
+ * rebind registers its function right after hg_executor_create; without one the setters
+ * fail with a message. */
+typedef aclnnStatus (*hg_rebind_fn)(void *plan, int which, size_t index, void *addr);
+HG_INTERNAL void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn);
+
 /* Phase 1 ends with this: the executor owns plan from now on (also on failure,
  * where plan is destroyed and NULL is returned with the error text set). */
 HG_INTERNAL aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t workspace_size);
+
+/* Device consistency for operators: every tensor's memory (NULL entries are skipped)
+ * and the stream belong to one device.  Returns 0, or ACLNN_ERR_PARAM_INVALID with a
+ * message naming both devices (and the tensors, by their names[i]). */
+HG_INTERNAL aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, const char *const *names,
+                                         size_t n, aclrtStream stream);
 
 /* Phase 2 common path: checks that executor is a live executor of op_name that may
  * still run, that the workspace is large enough, submits the work on stream and

@@ -41,6 +41,8 @@ struct aclOpExecutor {
     uint64_t workspace_size;
     bool repeatable;            /* guarded by nb_executors.mu */
     bool launched;              /* guarded by nb_executors.mu */
+    int device;                 /* current device when phase 1 planned it, -1 if none */
+    hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -82,6 +84,7 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
     ex->ops = *ops;
     ex->plan = plan;
     ex->workspace_size = workspace_size;
+    ex->device = hg_current_device();
     atomic_init(&ex->refs, 1);
     atomic_flag_clear(&ex->record_busy);
 
@@ -111,6 +114,77 @@ static void nb_executor_task(void *arg)
         atomic_flag_clear_explicit(&ex->record_busy, memory_order_release);
     ex->ops.run(ex->plan, workspace);
     nb_executor_unref(ex);
+}
+
+/* The stream, the workspace and the device phase 1 planned on must agree. */
+static aclnnStatus check_launch_devices(const char *func, int plan_dev, void *workspace, uint64_t workspace_size,
+                                        aclrtStream stream)
+{
+    aclError err = ACL_SUCCESS;
+    int sdev = hg_stream_device(stream, func, &err);
+    if (err)
+        return err;
+    if (plan_dev >= 0 && sdev != plan_dev) {
+        hg_set_error(func, "the executor was planned on device %d but the stream belongs to device %d", plan_dev,
+                     sdev);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    int wdev = workspace && workspace_size ? hg_memory_device(workspace, 1) : -1;
+    if (wdev >= 0 && wdev != sdev) {
+        hg_set_error(func, "workspace is memory of device %d but the stream belongs to device %d", wdev, sdev);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, const char *const *names, size_t n,
+                             aclrtStream stream)
+{
+    aclError err = ACL_SUCCESS;
+    int sdev = hg_stream_device(stream, func, &err);
+    if (err)
+        return err;
+    for (size_t i = 0; i < n; ++i) {
+        const aclTensor *t = tensors[i];
+        if (t && t->device >= 0 && t->device != sdev) {
+            hg_set_error(func, "%s is memory of device %d but the stream belongs to device %d",
+                         names && names[i] ? names[i] : "a tensor", t->device, sdev);
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn)
+{
+    nb_lock(&nb_executors);
+    if (nb_ptrset_contains(&nb_executors.set, executor))
+        executor->rebind = fn;
+    nb_unlock(&nb_executors);
+}
+
+/* aclSet...TensorAddr: let the operator's plan follow the new address. */
+aclnnStatus hg_executor_rebind(const char *func, aclOpExecutor *executor, int which, size_t index, void *addr)
+{
+    nb_lock(&nb_executors);
+    if (!nb_ptrset_contains(&nb_executors.set, executor)) {
+        nb_unlock(&nb_executors);
+        hg_set_error(func, "%s", kNotLive);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    aclnnStatus rc;
+    if (!executor->rebind) {
+        hg_set_error(func, "the executor of %s cannot take new tensor addresses: the operator captured them in "
+                     "phase 1 (run phase 1 again with the new tensors)", executor->ops.op_name);
+        rc = ACLNN_ERR_PARAM_INVALID;
+    } else {
+        rc = executor->rebind(executor->plan, which, index, addr);
+        if (rc)
+            hg_set_error(func, "the executor of %s has no %s tensor %zu", executor->ops.op_name,
+                         which == 1 ? "input" : which == 2 ? "output" : "", index);
+    }
+    nb_unlock(&nb_executors);
+    return rc;
 }
 
 aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, void *workspace,
@@ -144,6 +218,22 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
                          " bytes phase 1 asked for", workspace_size, needed);
         return ACLNN_ERR_PARAM_INVALID;
     }
+    /* the device checks ask the runtime (its lock): hold a reference, not our lock */
+    int plan_dev = ex->device;
+    atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
+    nb_unlock(&nb_executors);
+    aclnnStatus drc = check_launch_devices(func, plan_dev, workspace, workspace_size, stream);
+    nb_lock(&nb_executors);
+    if (drc == ACLNN_SUCCESS && !nb_ptrset_contains(&nb_executors.set, executor)) { /* destroyed meanwhile */
+        hg_set_error(func, "%s", kNotLive);
+        drc = ACLNN_ERR_PARAM_INVALID;
+    }
+    if (drc != ACLNN_SUCCESS) {
+        nb_unlock(&nb_executors);
+        nb_executor_unref(ex);
+        return drc;
+    }
+    atomic_fetch_sub_explicit(&ex->refs, 1, memory_order_relaxed); /* still registered: not the last */
     bool one_shot = !ex->repeatable;
     bool was_launched = ex->launched;
     ex->launched = true;

@@ -40,6 +40,11 @@ static inline void nb_unlock(nb_registry *r) { pthread_mutex_unlock(&r->mu); }
 extern nb_registry nb_tensors;
 extern nb_registry nb_scalars;
 extern nb_registry nb_executors;
+extern nb_registry nb_lists;      /* int/float/bool arrays, tensor and scalar lists */
+
+/* aclSet...TensorAddr: forward the new address to the operator's plan (executor.c). */
+typedef struct aclOpExecutor aclOpExecutor;
+int32_t hg_executor_rebind(const char *func, aclOpExecutor *executor, int which, size_t index, void *addr);
 
 /* Largest rank aclCreateTensor accepts; the operators themselves stop at 8. */
 #define NB_MAX_DIMS 64

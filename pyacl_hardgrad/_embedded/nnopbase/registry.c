@@ -6,6 +6,7 @@
 nb_registry nb_tensors = NB_REGISTRY_INIT;
 nb_registry nb_scalars = NB_REGISTRY_INIT;
 nb_registry nb_executors = NB_REGISTRY_INIT;
+nb_registry nb_lists = NB_REGISTRY_INIT;
 
 static size_t nb_slot_of(uintptr_t key, size_t cap)
 {

@@ -181,6 +181,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     t->shape = values;
     t->strides = values + viewDimsNum;
     t->storage_shape = values + 2 * viewDimsNum;
+    t->device = hg_memory_device(tensorData, 1);
 
     nb_lock(&nb_tensors);
     int rc = nb_ptrset_insert(&nb_tensors.set, t);

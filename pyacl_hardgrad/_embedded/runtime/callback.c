@@ -183,6 +183,22 @@ static hg_stream *acquire_current_stream(aclrtStream stream, const char *func, a
     return s;
 }
 
+/* Queue fn(arg) on s and drop the caller's reference to s; arg (heap) is freed when the
+ * task could not be queued. */
+static aclError push_and_release(hg_stream *s, const char *func, hg_task_fn fn, void *arg)
+{
+    hg_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = HG_TASK_USER;
+    t.fn = fn;
+    t.arg = arg;
+    aclError rc = hg_stream_push(s, &t, func);
+    if (rc)
+        free(arg);
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     const char *func = "aclrtSubscribeReport";
@@ -279,16 +295,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     r->user = userData;
     r->block = blockType == ACL_CALLBACK_BLOCK;
     r->stream = s; /* the stream outlives its queued tasks */
-    hg_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = HG_TASK_USER;
-    t.fn = report_task;
-    t.arg = r;
-    rc = hg_stream_push(s, &t, func);
-    if (rc)
-        free(r);
-    hg_stream_release(s);
-    return hg_rt_ret(rc);
+    return push_and_release(s, func, report_task, r);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
@@ -371,16 +378,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
     pair[0] = (void *)(uintptr_t)fn;
     pair[1] = args;
     /* the stream's worker is the runtime-made thread: later tasks wait for fn */
-    hg_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = HG_TASK_USER;
-    t.fn = host_func_task;
-    t.arg = pair;
-    rc = hg_stream_push(s, &t, func);
-    if (rc)
-        free(pair);
-    hg_stream_release(s);
-    return hg_rt_ret(rc);
+    return push_and_release(s, func, host_func_task, pair);
 }
 
 static aclError host_func_unsupported(const char *func)

@@ -24,6 +24,14 @@ int hg_current_device_locked(void)
     return tls_cur.dev;
 }
 
+HG_INTERNAL int hg_current_device(void)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = hg_current_device_locked();
+    pthread_mutex_unlock(&hg_rt.mu);
+    return dev;
+}
+
 aclError hg_require_device_locked(const char *func, int *dev)
 {
     int d = hg_current_device_locked();
@@ -33,6 +41,18 @@ aclError hg_require_device_locked(const char *func, int *dev)
     }
     *dev = d;
     return ACL_SUCCESS;
+}
+
+aclError hg_enter_locked(const char *func, const void *out, const char *out_name, int *dev)
+{
+    aclError rc = hg_check_init_locked(func);
+    if (!rc && out_name && !out) {
+        hg_set_error(func, "%s is NULL", out_name);
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc && dev)
+        rc = hg_require_device_locked(func, dev);
+    return rc;
 }
 
 void hg_tls_bind_locked(int dev, uintptr_t ctx)
@@ -80,6 +100,7 @@ static void close_device_locked(int dev, hg_stream **dead)
     d->gen++;
     d->peer_mask = 0;
     d->res_limit[0] = d->res_limit[1] = 0;
+    d->sys_opt_set = 0;
     free(hg_table_remove(&hg_rt.contexts, d->primary_ctx));
     d->primary_ctx = 0;
     if (d->default_stream) {
@@ -392,16 +413,9 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context)
 
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 {
-    const char *func = "aclrtCtxGetCurrentDefaultStream";
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !stream) {
-        hg_set_error(func, "stream is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
     int dev = -1;
-    if (!rc)
-        rc = hg_require_device_locked(func, &dev);
+    aclError rc = hg_enter_locked("aclrtCtxGetCurrentDefaultStream", stream, "stream", &dev);
     if (!rc)
         *stream = NULL; /* the default stream's handle is NULL in every call that takes a stream */
     pthread_mutex_unlock(&hg_rt.mu);
@@ -596,16 +610,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType typ
 {
     const char *func = "aclrtGetResInCurrentThread";
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !value) {
-        hg_set_error(func, "value is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
+    int dev = -1;
+    aclError rc = hg_enter_locked(func, value, "value", &dev);
     if (!rc)
         rc = check_res_type(func, type);
-    int dev = -1;
-    if (!rc)
-        rc = hg_require_device_locked(func, &dev);
     if (!rc) {
         uint32_t v = hg_rt.dev[dev].res_limit[type];
         *value = v ? v : res_default(type);
@@ -729,5 +737,71 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
             *status = deviceId != peerDeviceId && hg_peer_enabled_locked(deviceId, peerDeviceId) ? 1 : 0;
         pthread_mutex_unlock(&hg_rt.mu);
     }
+    return hg_rt_ret(rc);
+}
+
+/* ------------------------------------------------------------------ context options */
+
+ACL_FUNC_VISIBILITY aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
+{
+    const char *func = "aclrtGetPrimaryCtxState";
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_enter_locked(func, flags, "flags", NULL);
+    if (!rc && !active) {
+        hg_set_error(func, "active is NULL");
+        rc = ACL_ERROR_INVALID_PARAM;
+    }
+    if (!rc)
+        rc = check_device_id(func, deviceId);
+    if (!rc) {
+        *flags = 0;
+        *active = hg_rt.dev[deviceId].refcount > 0 ? 1 : 0;
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+static aclError sys_opt_check(const char *func, aclSysParamOpt opt)
+{
+    if ((int)opt < ACL_OPT_DETERMINISTIC || (int)opt > ACL_OPT_ENABLE_KERNEL_EARLY_START) {
+        hg_set_error(func, "opt (%d) is not an aclSysParamOpt value", (int)opt);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    return ACL_SUCCESS;
+}
+
+/* Kept per device (its default context); the kernels here are deterministic whatever the
+ * setting, so the options are recorded and reported, nothing more. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    const char *func = "aclrtCtxSetSysParamOpt";
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = -1;
+    aclError rc = hg_enter_locked(func, NULL, NULL, &dev);
+    if (!rc)
+        rc = sys_opt_check(func, opt);
+    if (!rc) {
+        hg_rt.dev[dev].sys_opt[opt] = value;
+        hg_rt.dev[dev].sys_opt_set |= (uint8_t)(1u << opt);
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    const char *func = "aclrtCtxGetSysParamOpt";
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = -1;
+    aclError rc = hg_enter_locked(func, value, "value", &dev);
+    if (!rc)
+        rc = sys_opt_check(func, opt);
+    if (!rc && !(hg_rt.dev[dev].sys_opt_set & (1u << opt))) {
+        hg_set_error(func, "opt (%d) has not been set on this context (aclrtCtxSetSysParamOpt)", (int)opt);
+        rc = ACL_ERROR_RT_SYSPARAMOPT_NOT_SET;
+    }
+    if (!rc)
+        *value = hg_rt.dev[dev].sys_opt[opt];
+    pthread_mutex_unlock(&hg_rt.mu);
     return hg_rt_ret(rc);
 }

@@ -358,11 +358,7 @@ static bool event_timestamp(hg_event *ev, uint64_t *ts);
 static aclError acquire_for_query(const char *func, aclrtEvent event, const void *out, hg_event **ev)
 {
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !out) {
-        hg_set_error(func, "output pointer is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
+    aclError rc = hg_enter_locked(func, out, "output pointer", NULL);
     if (!rc)
         *ev = acquire_event_locked(event, func, "event", &rc);
     pthread_mutex_unlock(&hg_rt.mu);
@@ -378,51 +374,51 @@ static bool event_ready(hg_event *ev)
     return ready;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+/* The query calls: *ready tells whether the event completed.  Ex events answer only
+ * aclrtQueryEventStatus (ex_ok). */
+static aclError query_event(const char *func, aclrtEvent event, const void *out, bool ex_ok, bool *ready)
 {
     hg_event *ev = NULL;
-    aclError rc = acquire_for_query("aclrtQueryEventStatus", event, status, &ev);
+    aclError rc = acquire_for_query(func, event, out, &ev);
     if (rc)
         return hg_rt_ret(rc);
-    *status = event_ready(ev) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    if (ev->ex && !ex_ok) {
+        hg_set_error(func, "event was made by aclrtCreateEventExWithFlag; use aclrtQueryEventStatus");
+        rc = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    } else {
+        *ready = event_ready(ev);
+    }
     hg_event_release(ev);
-    return ACL_SUCCESS;
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    bool ready = false;
+    aclError rc = query_event("aclrtQueryEventStatus", event, status, true, &ready);
+    if (!rc)
+        *status = ready ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return rc;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
-    const char *func = "aclrtQueryEvent";
-    hg_event *ev = NULL;
-    aclError rc = acquire_for_query(func, event, status, &ev);
-    if (rc)
-        return hg_rt_ret(rc);
-    if (ev->ex) {
-        hg_set_error(func, "event was made by aclrtCreateEventExWithFlag; use aclrtQueryEventStatus");
-        hg_event_release(ev);
-        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    }
-    *status = event_ready(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
-    hg_event_release(ev);
-    return ACL_SUCCESS;
+    bool ready = false;
+    aclError rc = query_event("aclrtQueryEvent", event, status, false, &ready);
+    if (!rc)
+        *status = ready ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return rc;
 }
 
 /* Complete once the latest record ran and every stream that was told to wait for it has
  * passed that point: on this runtime a waiting stream passes as soon as the record ran. */
 ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
-    const char *func = "aclrtQueryEventWaitStatus";
-    hg_event *ev = NULL;
-    aclError rc = acquire_for_query(func, event, status, &ev);
-    if (rc)
-        return hg_rt_ret(rc);
-    if (ev->ex) {
-        hg_set_error(func, "event was made by aclrtCreateEventExWithFlag, which has no wait status");
-        hg_event_release(ev);
-        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    }
-    *status = event_ready(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
-    hg_event_release(ev);
-    return ACL_SUCCESS;
+    bool ready = false;
+    aclError rc = query_event("aclrtQueryEventWaitStatus", event, status, false, &ready);
+    if (!rc)
+        *status = ready ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    return rc;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
@@ -500,7 +496,10 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     pthread_mutex_unlock(&hg_rt.mu);
     if (!rc) {
         uint64_t ta = 0, tb = 0;
-        if (!((a->flags & b->flags) & ACL_EVENT_TIME_LINE)) {
+        if (a->device != b->device) {
+            hg_set_error(func, "startEvent belongs to device %d but endEvent to device %d", a->device, b->device);
+            rc = ACL_ERROR_RT_PARAM_INVALID;
+        } else if (!((a->flags & b->flags) & ACL_EVENT_TIME_LINE)) {
             hg_set_error(func, "%s was created without ACL_EVENT_TIME_LINE: it records no time",
                          (a->flags & ACL_EVENT_TIME_LINE) ? "endEvent" : "startEvent");
             rc = ACL_ERROR_RT_PARAM_INVALID;

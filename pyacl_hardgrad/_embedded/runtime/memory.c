@@ -401,14 +401,6 @@ static aclError check_access(const char *func, const char *what, int issuer, int
     return ACL_ERROR_RT_PARAM_INVALID;
 }
 
-static int current_device(void)
-{
-    pthread_mutex_lock(&hg_rt.mu);
-    int dev = hg_current_device_locked();
-    pthread_mutex_unlock(&hg_rt.mu);
-    return dev;
-}
-
 /* Checks shared by aclrtMemcpy and aclrtMemcpyAsync.  The kind is advisory, as in CANN's
  * runtime: the addresses decide the direction.  *nothing is set when the copy is a valid
  * no-op (count 0).  issuer is the device the copy runs on (the stream's, or -1 for the
@@ -439,7 +431,7 @@ static aclError check_copy(const char *func, void *dst, size_t destMax, const vo
     if (rc)
         return rc;
     if (issuer < 0)
-        issuer = current_device();
+        issuer = hg_current_device();
     if (issuer < 0)
         issuer = *dst_dev >= 0 ? *dst_dev : *src_dev;
     rc = check_access(func, "dst", issuer, *dst_dev);
@@ -548,7 +540,7 @@ static aclError check_set(const char *func, void *devPtr, size_t maxCount, size_
         return ACL_ERROR_RT_PARAM_INVALID;
     }
     if (issuer < 0)
-        issuer = current_device();
+        issuer = hg_current_device();
     return check_access(func, "devPtr", issuer < 0 ? dev : issuer, dev);
 }
 
@@ -746,7 +738,7 @@ static aclError check_copy2d(const char *func, const copy2d *c, aclrtMemcpyKind 
         return ACL_ERROR_RT_PARAM_INVALID;
     }
     if (issuer < 0)
-        issuer = current_device();
+        issuer = hg_current_device();
     return check_access(func, to_dev ? "dst" : "src", issuer < 0 ? dev : issuer, dev);
 }
 

@@ -213,6 +213,8 @@ typedef struct hg_device {
     int refcount;
     uint64_t peer_mask;     /* devices this one may access (aclrtDeviceEnablePeerAccess) */
     uint32_t res_limit[2];  /* aclrtSetDeviceResLimit values, 0 = not set */
+    int64_t sys_opt[4];     /* aclrtCtxSetSysParamOpt values of the default context */
+    uint8_t sys_opt_set;    /* bit i: sys_opt[i] was set */
     uint64_t gen;           /* bumped when the device closes: thread bindings go stale */
     hg_stream *default_stream;
     uintptr_t primary_ctx;
@@ -239,6 +241,9 @@ aclError hg_check_init(const char *func);
 /* Current device of the calling thread, -1 when none.  Caller holds hg_rt.mu. */
 int hg_current_device_locked(void);
 aclError hg_require_device_locked(const char *func, int *dev);
+/* The usual front of a call, caller holding hg_rt.mu: initialised; out not NULL (when
+ * out_name is given); a current device (when dev is given, stored there). */
+aclError hg_enter_locked(const char *func, const void *out, const char *out_name, int *dev);
 void hg_tls_bind_locked(int dev, uintptr_t ctx);
 void hg_tls_unbind(void);
 uintptr_t hg_tls_ctx(void);

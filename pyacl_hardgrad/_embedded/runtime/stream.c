@@ -601,6 +601,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *ha
         hg_set_error(func, "attr (%d) is not an aclrtStreamConfigAttr value", (int)attr);
         return ACL_ERROR_INVALID_PARAM;
     }
+    /* the reserved flag is read as a size_t, or as the uint32_t CANN's stream sample passes */
+    if (attr == ACL_RT_STREAM_FLAG && valueSize == sizeof(uint32_t))
+        want = sizeof(uint32_t);
     if (valueSize != want) {
         hg_set_error(func, "valueSize (%zu) must be %zu for attr %d", valueSize, want, (int)attr);
         return ACL_ERROR_INVALID_PARAM;
@@ -614,7 +617,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *ha
         break;
     case ACL_RT_STREAM_FLAG: {
         size_t flag;
-        memcpy(&flag, attrValue, want);
+        if (want == sizeof(uint32_t)) {
+            uint32_t f32;
+            memcpy(&f32, attrValue, sizeof f32);
+            flag = f32;
+        } else {
+            memcpy(&flag, attrValue, want);
+        }
         if (flag != 0) {
             hg_set_error(func, "ACL_RT_STREAM_FLAG is reserved and must be 0, got %zu", flag);
             return ACL_ERROR_INVALID_PARAM;
@@ -804,20 +813,16 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
     return hg_rt_ret(rc);
 }
 
-/* Look up a stream for the query calls (NULL: the default stream, which may not exist yet:
- * then *s is NULL with no error). */
+/* Look up a stream for the query calls after checking the output pointer (NULL: the
+ * default stream; when `create` is false it may not exist yet: then *s is NULL). */
 static aclError query_stream(const char *func, aclrtStream stream, const void *out, const char *out_name,
-                             hg_stream **s)
+                             bool create, hg_stream **s)
 {
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !out) {
-        hg_set_error(func, "%s is NULL", out_name);
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
+    aclError rc = hg_enter_locked(func, out, out_name, NULL);
     *s = NULL;
     if (!rc)
-        *s = hg_stream_acquire_locked(stream, func, false, &rc);
+        *s = hg_stream_acquire_locked(stream, func, create, &rc);
     pthread_mutex_unlock(&hg_rt.mu);
     return rc;
 }
@@ -825,7 +830,7 @@ static aclError query_stream(const char *func, aclrtStream stream, const void *o
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     hg_stream *s;
-    aclError rc = query_stream("aclrtStreamQuery", stream, status, "status", &s);
+    aclError rc = query_stream("aclrtStreamQuery", stream, status, "status", false, &s);
     if (rc)
         return hg_rt_ret(rc);
     *status = !s || hg_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
@@ -833,45 +838,37 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
     return ACL_SUCCESS;
 }
 
+typedef enum { FIELD_ID, FIELD_PRIORITY, FIELD_FLAGS } stream_field;
+
+/* aclrtStreamGetId / GetPriority / GetFlags; the default stream has priority 0, flags 0. */
+static aclError get_stream_field(const char *func, aclrtStream stream, void *out, const char *out_name,
+                                 stream_field which)
+{
+    hg_stream *s;
+    aclError rc = query_stream(func, stream, out, out_name, which == FIELD_ID, &s);
+    if (rc)
+        return hg_rt_ret(rc);
+    if (which == FIELD_ID)
+        *(int32_t *)out = s->id;
+    else
+        *(uint32_t *)out = !s ? 0u : which == FIELD_PRIORITY ? s->priority : s->flags;
+    hg_stream_release(s);
+    return ACL_SUCCESS;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
-    pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked("aclrtStreamGetId");
-    if (!rc && !streamId) {
-        hg_set_error("aclrtStreamGetId", "streamId is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
-    hg_stream *s = NULL;
-    if (!rc)
-        s = hg_stream_acquire_locked(stream, "aclrtStreamGetId", true, &rc);
-    pthread_mutex_unlock(&hg_rt.mu);
-    if (s) {
-        *streamId = s->id;
-        hg_stream_release(s);
-    }
-    return hg_rt_ret(rc);
+    return get_stream_field("aclrtStreamGetId", stream, streamId, "streamId", FIELD_ID);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
 {
-    hg_stream *s;
-    aclError rc = query_stream("aclrtStreamGetPriority", stream, priority, "priority", &s);
-    if (rc)
-        return hg_rt_ret(rc);
-    *priority = s ? s->priority : 0u;
-    hg_stream_release(s);
-    return ACL_SUCCESS;
+    return get_stream_field("aclrtStreamGetPriority", stream, priority, "priority", FIELD_PRIORITY);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 {
-    hg_stream *s;
-    aclError rc = query_stream("aclrtStreamGetFlags", stream, flags, "flags", &s);
-    if (rc)
-        return hg_rt_ret(rc);
-    *flags = s ? s->flags : 0u;
-    hg_stream_release(s);
-    return ACL_SUCCESS;
+    return get_stream_field("aclrtStreamGetFlags", stream, flags, "flags", FIELD_FLAGS);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
@@ -906,16 +903,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint6
 
 ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
-    const char *func = "aclrtGetStreamAvailableNum";
     pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked(func);
-    if (!rc && !streamCount) {
-        hg_set_error(func, "streamCount is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
-    }
     int dev = -1;
-    if (!rc)
-        rc = hg_require_device_locked(func, &dev);
+    aclError rc = hg_enter_locked("aclrtGetStreamAvailableNum", streamCount, "streamCount", &dev);
     if (!rc) {
         uint32_t used = hg_rt.dev[dev].default_stream ? 1u : 0u;
         for (uint32_t i = 0; i < hg_rt.streams.cap; ++i) {

@@ -1,0 +1,26 @@
+"""Tensor-base containers (int/float/bool arrays, tensor and scalar lists), the view and
+storage getters, the tensor address setters, and the device rules of an operator launch
+(libnnopbase), through a C++ program written like CANN's ops-nn samples."""
+from __future__ import annotations
+
+import pytest
+
+SRC = "nnopbase_lists.cpp"
+ENV = {"PYACL_HARDGRAD_DEVICE_COUNT": "2"}
+
+
+@pytest.mark.parametrize("what", ["containers", "launch_devices"])
+def test_nnopbase_lists(cprog, what):
+    proc = cprog.run(cprog.build(SRC), what, env=ENV)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "OK"
+
+
+@pytest.mark.parametrize("what", ["containers", "launch_devices"])
+def test_nnopbase_lists_under_memcheck(cprog, valgrind_available, what):
+    """Also proves the getters' arrays come from new[] (memcheck flags a mismatched delete[])."""
+    if not valgrind_available:
+        pytest.skip("valgrind is not installed")
+    proc = cprog.run(cprog.build(SRC), what, env=ENV, valgrind=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OK" in proc.stdout
