@@ -137,3 +137,13 @@ def _nothing_alive_at_session_end():
     counts = hg_mod.live_counts()
     alive = {k: v for k, v in counts.items() if v}
     assert not alive, f"objects still alive after the test session: {alive}"
+
+
+@pytest.fixture(scope="module")
+def aclnn(hg):
+    """A tests/hg_aclnn.Session (device 0, one stream) for calling operators by name."""
+    import hg_aclnn
+
+    s = hg_aclnn.Session()
+    yield s
+    s.close()

@@ -473,3 +473,21 @@ void hg_ew_destroy(void *plan)
     free(plan);
 }
 
+aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_kernel_set *set,
+                             const aclTensor *const *in, const char *const *in_names, int nin, const aclTensor *out,
+                             const char *out_name, const hg_params *params, uint64_t *workspaceSize,
+                             aclOpExecutor **executor)
+{
+    for (int k = 0; k < nin; k++) {
+        HG_CHECK(hg_check_data(func, in_names[k], in[k]));
+    }
+    HG_CHECK(hg_check_data(func, out_name, out));
+    hg_ew_plan *plan = hg_ew_plan_new(func, set, in, nin, out);
+    if (plan == NULL) {
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    if (params != NULL) {
+        plan->params = *params;
+    }
+    return hg_ew_plan_finish(func, ops, plan, workspaceSize, executor);
+}

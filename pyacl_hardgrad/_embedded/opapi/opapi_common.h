@@ -48,6 +48,9 @@ typedef enum hg_soc_family {
     HG_SOC_OTHER = 5,                /* Ascend310B, Ascend910E, ... */
 } hg_soc_family;
 hg_soc_family hg_soc(void);
+/* FLOAT, FLOAT16, and BF16 where hg_soc_supports_bf16 (GetDtypeSupportListV2's rule); the
+ * count.  list needs room for 3. */
+int hg_float_list(aclDataType *list);
 const char *hg_soc_name(void);
 /* Return from the calling function with the status when it is not ACLNN_SUCCESS. */
 #define HG_CHECK(expr)                    \
@@ -187,6 +190,12 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
                            const aclTensor *out);
 aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* The whole end of an element-wise phase 1: data addresses checked, plan made with params,
+ * workspace sized, executor handed out. */
+aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_kernel_set *set,
+                             const aclTensor *const *in, const char *const *in_names, int nin, const aclTensor *out,
+                             const char *out_name, const hg_params *params, uint64_t *workspaceSize,
+                             aclOpExecutor **executor);
 /* hg_exec_ops' run and destroy for an hg_ew_plan. */
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
