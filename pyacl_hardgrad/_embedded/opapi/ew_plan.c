@@ -491,3 +491,48 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
     }
     return hg_ew_plan_finish(func, ops, plan, workspaceSize, executor);
 }
+
+int hg_collapse_same_shape(const aclTensor *const *ts, int n, hg_collapsed *c)
+{
+    const aclTensor *t0 = ts[0];
+    int nd = 0;
+    if (t0->numel == 0) {
+        c->shape[nd++] = 0;                  /* nothing is read or written: any strides */
+        for (int k = 0; k < n; k++) {
+            c->strides[k][0] = 1;
+        }
+    } else {
+        for (uint64_t d = 0; d < t0->ndim; d++) {
+            int64_t size = t0->shape[d];
+            if (size == 1) {
+                continue;
+            }
+            int merge = nd > 0;
+            for (int k = 0; merge && k < n; k++) {
+                merge = c->strides[k][nd - 1] == ts[k]->strides[d] * size;
+            }
+            if (merge) {
+                c->shape[nd - 1] *= size;
+                for (int k = 0; k < n; k++) {
+                    c->strides[k][nd - 1] = ts[k]->strides[d];
+                }
+                continue;
+            }
+            if (nd == HG_MAX_DIMS) {
+                return 0;
+            }
+            c->shape[nd] = size;
+            for (int k = 0; k < n; k++) {
+                c->strides[k][nd] = ts[k]->strides[d];
+            }
+            nd++;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        c->t[k] = *ts[k];
+        c->t[k].ndim = (uint64_t)nd;
+        c->t[k].shape = c->shape;
+        c->t[k].strides = c->strides[k];
+    }
+    return 1;
+}

@@ -200,6 +200,17 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
 
+/* Tensors of one shape with any number of dims, as tensors of at most HG_MAX_DIMS dims over
+ * the same elements in the same logical order (size-1 dims dropped, neighbouring dims merged
+ * where every tensor steps through them as one run); c->t[k] stands for ts[k] (descriptor
+ * copies, valid while c lives).  0 when more than HG_MAX_DIMS dims remain. */
+typedef struct hg_collapsed {
+    aclTensor t[HG_MAX_IN + 1];
+    int64_t shape[HG_MAX_DIMS];
+    int64_t strides[HG_MAX_IN + 1][HG_MAX_DIMS];
+} hg_collapsed;
+int hg_collapse_same_shape(const aclTensor *const *ts, int n, hg_collapsed *c);
+
 /* The common start of phase 1: workspaceSize and executor not NULL (161001). */
 aclnnStatus hg_check_out_params(const char *func, const uint64_t *workspaceSize, aclOpExecutor *const *executor);
 /* Tensor present and live: 161001 when NULL, 161002 when not a live aclTensor. */
