@@ -216,6 +216,17 @@ aclnnStatus hg_check_out_params(const char *func, const uint64_t *workspaceSize,
 /* Tensor present and live: 161001 when NULL, 161002 when not a live aclTensor. */
 aclnnStatus hg_check_tensor(const char *func, const char *name, const aclTensor *t);
 aclnnStatus hg_check_scalar(const char *func, const char *name, const aclScalar *s);
+/* A scalar's value read as CANN's ToDouble / ToInt64 do: is_int for integral and BOOL dtypes
+ * (i exact, d = (double)i), else d exact and i = d toward zero (saturating, NaN -> 0). */
+typedef struct hg_scalar_value {
+    int is_int;
+    double d;
+    int64_t i;
+} hg_scalar_value;
+aclnnStatus hg_scalar_read(const char *func, const char *name, const aclScalar *s, hg_scalar_value *v);
+/* 161002 "<name> dtype X (d) is not supported ..." unless the scalar's dtype is in the list. */
+aclnnStatus hg_check_scalar_dtype_in(const char *func, const char *name, const aclScalar *s,
+                                     const aclDataType *list, int n);
 /* 161002 unless a and b have one dtype. */
 aclnnStatus hg_check_same_dtype(const char *func, const char *name_a, const aclTensor *a, const char *name_b,
                                 const aclTensor *b);
