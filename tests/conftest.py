@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -78,7 +79,9 @@ class CProgramBuilder:
             valgrind: bool = False) -> subprocess.CompletedProcess:
         full_env = dict(os.environ)
         full_env.update(env or {})
-        cmd = [str(exe), *args]
+        # PYACL_HARDGRAD_TEST_RUNNER: a command the programs run under (e.g. "qemu-aarch64 -L
+        # /usr/aarch64-linux-gnu" for a cross build where no binfmt handler is registered).
+        cmd = shlex.split(os.environ.get("PYACL_HARDGRAD_TEST_RUNNER", "")) + [str(exe), *args]
         if valgrind:
             cmd = ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
                    "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite", "-q"] + cmd
