@@ -34,9 +34,11 @@ def sample():
     return hardswish_backward_v2(x, x)
 
 
+# nan_payload=False: gradOutput = +-inf times d = 0 makes a NaN whose sign is the host's default
+# NaN (x86_64: negative, aarch64: positive); every other bit is compared exactly.
 NUMERIC_CASES = [
     Case(FUNC, [("in", dt), ("in", dt), ("out", dt)], hardswish_backward_v2, threads=dt == "bf16", overlap=dt == "f32",
-         streaming=dt == "f16")
+         streaming=dt == "f16", nan_payload=False)
     for dt in ("f32", "f16", "bf16")
 ]
 
