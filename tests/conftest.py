@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -78,7 +79,9 @@ class CProgramBuilder:
             valgrind: bool = False) -> subprocess.CompletedProcess:
         full_env = dict(os.environ)
         full_env.update(env or {})
-        cmd = [str(exe), *args]
+        # PYACL_HARDGRAD_TEST_RUNNER: a command the programs run under (e.g. "qemu-aarch64 -L
+        # /usr/aarch64-linux-gnu" for a cross build where no binfmt handler is registered).
+        cmd = shlex.split(os.environ.get("PYACL_HARDGRAD_TEST_RUNNER", "")) + [str(exe), *args]
         if valgrind and not _valgrind_usable():
             pytest.skip("valgrind is switched off (PYACL_HARDGRAD_TEST_NO_VALGRIND=1) or not installed")
         if valgrind:
@@ -145,3 +148,13 @@ def _nothing_alive_at_session_end():
     counts = hg_mod.live_counts()
     alive = {k: v for k, v in counts.items() if v}
     assert not alive, f"objects still alive after the test session: {alive}"
+
+
+@pytest.fixture(scope="module")
+def aclnn(hg):
+    """A tests/hg_aclnn.Session (device 0, one stream) for calling operators by name."""
+    import hg_aclnn
+
+    s = hg_aclnn.Session()
+    yield s
+    s.close()

@@ -51,8 +51,29 @@ def f32_to_bf16(x) -> np.ndarray:
 
 
 def f32_to_bf16_rne(x) -> np.ndarray:
-    """float32 -> bfloat16, ties to even (CAST_RINT); ml_dtypes' own cast (NaN stays NaN)."""
-    return np.asarray(x, dtype=np.float32).astype(BF16)
+    """float32 -> bfloat16, ties to even (CAST_RINT), on the float32 bit pattern; NaN stays a
+    quiet NaN with the top payload bits."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    nan_bits = ((bits >> 16) | 0x0040).astype(np.uint16)
+    return np.where(np.isnan(x), nan_bits, rounded).astype(np.uint16).view(BF16)
+
+
+def narrow(x, dtype, mode: str) -> np.ndarray:
+    """fp32 x -> dtype with an AscendC rounding mode: "rne" (CAST_RINT) or "rna" (CAST_ROUND)."""
+    dtype = np.dtype(dtype)
+    x = np.asarray(x, dtype=np.float32)
+    if dtype == F32:
+        return x.copy()
+    if dtype == F16:
+        if mode == "rna":
+            return f32_to_f16_rna(x)
+        with np.errstate(over="ignore"):
+            return x.astype(np.float16)
+    if dtype == BF16:
+        return f32_to_bf16_rne(x) if mode == "rne" else f32_to_bf16(x)
+    raise TypeError(f"unsupported dtype {dtype}")
 
 
 def f32_to_f16_rna(x) -> np.ndarray:

@@ -112,12 +112,9 @@ int hg_dtype_in(aclDataType dtype, const aclDataType *list, int n)
     return 0;
 }
 
-aclnnStatus hg_check_dtype_in(const char *func, const char *name, const aclTensor *t, const aclDataType *list,
-                              int n)
+static aclnnStatus dtype_not_in(const char *func, const char *name, aclDataType dtype, const aclDataType *list,
+                                int n)
 {
-    if (hg_dtype_in(t->dtype, list, n)) {
-        return ACLNN_SUCCESS;
-    }
     char names[512];
     size_t used = 0;
     names[0] = '\0';
@@ -126,8 +123,60 @@ aclnnStatus hg_check_dtype_in(const char *func, const char *name, const aclTenso
         used += w > 0 ? (size_t)w : 0;
     }
     hg_set_error(func, "%s dtype %s (%d) is not supported on %s; expected one of %s", name,
-                 hg_dtype_name(t->dtype), (int)t->dtype, hg_soc_name(), names);
+                 hg_dtype_name(dtype), (int)dtype, hg_soc_name(), names);
     return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus hg_check_dtype_in(const char *func, const char *name, const aclTensor *t, const aclDataType *list,
+                              int n)
+{
+    return hg_dtype_in(t->dtype, list, n) ? ACLNN_SUCCESS : dtype_not_in(func, name, t->dtype, list, n);
+}
+
+aclnnStatus hg_check_scalar_dtype_in(const char *func, const char *name, const aclScalar *s,
+                                     const aclDataType *list, int n)
+{
+    return hg_dtype_in(s->dtype, list, n) ? ACLNN_SUCCESS : dtype_not_in(func, name, s->dtype, list, n);
+}
+
+aclnnStatus hg_scalar_read(const char *func, const char *name, const aclScalar *s, hg_scalar_value *v)
+{
+    memset(v, 0, sizeof *v);
+    v->is_int = 1;
+    switch (s->dtype) {
+    case ACL_INT8: { int8_t x; memcpy(&x, s->value.bytes, 1); v->i = x; break; }
+    case ACL_UINT8: { uint8_t x; memcpy(&x, s->value.bytes, 1); v->i = x; break; }
+    case ACL_BOOL: { uint8_t x; memcpy(&x, s->value.bytes, 1); v->i = x != 0; break; }
+    case ACL_INT16: { int16_t x; memcpy(&x, s->value.bytes, 2); v->i = x; break; }
+    case ACL_UINT16: { uint16_t x; memcpy(&x, s->value.bytes, 2); v->i = x; break; }
+    case ACL_INT32: { int32_t x; memcpy(&x, s->value.bytes, 4); v->i = x; break; }
+    case ACL_UINT32: { uint32_t x; memcpy(&x, s->value.bytes, 4); v->i = x; break; }
+    case ACL_INT64: v->i = s->value.i64; break;
+    case ACL_UINT64: v->i = (int64_t)s->value.u64; break;
+    case ACL_DOUBLE: v->is_int = 0; v->d = s->value.f64; break;
+    case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: {
+        float f = 0.0f;
+        HG_CHECK(hg_scalar_to_float(s, &f));
+        v->is_int = 0;
+        v->d = f;
+        break;
+    }
+    default:
+        hg_set_error(func, "%s dtype %s (%d) has no numeric value", name, hg_dtype_name(s->dtype), (int)s->dtype);
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (v->is_int) {
+        v->d = (double)v->i;
+    } else if (v->d != v->d) {
+        v->i = 0;
+    } else if (v->d >= 9223372036854775808.0) {
+        v->i = INT64_MAX;
+    } else if (v->d <= -9223372036854775808.0) {
+        v->i = INT64_MIN;
+    } else {
+        v->i = (int64_t)v->d;
+    }
+    return ACLNN_SUCCESS;
 }
 
 int hg_broadcast_shape(const aclTensor *a, const aclTensor *b, int64_t *shape, int *ndim)
@@ -473,3 +522,66 @@ void hg_ew_destroy(void *plan)
     free(plan);
 }
 
+aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_kernel_set *set,
+                             const aclTensor *const *in, const char *const *in_names, int nin, const aclTensor *out,
+                             const char *out_name, const hg_params *params, uint64_t *workspaceSize,
+                             aclOpExecutor **executor)
+{
+    for (int k = 0; k < nin; k++) {
+        HG_CHECK(hg_check_data(func, in_names[k], in[k]));
+    }
+    HG_CHECK(hg_check_data(func, out_name, out));
+    hg_ew_plan *plan = hg_ew_plan_new(func, set, in, nin, out);
+    if (plan == NULL) {
+        return ACLNN_ERR_INNER_NULLPTR;
+    }
+    if (params != NULL) {
+        plan->params = *params;
+    }
+    return hg_ew_plan_finish(func, ops, plan, workspaceSize, executor);
+}
+
+int hg_collapse_same_shape(const aclTensor *const *ts, int n, hg_collapsed *c)
+{
+    const aclTensor *t0 = ts[0];
+    int nd = 0;
+    if (t0->numel == 0) {
+        c->shape[nd++] = 0;                  /* nothing is read or written: any strides */
+        for (int k = 0; k < n; k++) {
+            c->strides[k][0] = 1;
+        }
+    } else {
+        for (uint64_t d = 0; d < t0->ndim; d++) {
+            int64_t size = t0->shape[d];
+            if (size == 1) {
+                continue;
+            }
+            int merge = nd > 0;
+            for (int k = 0; merge && k < n; k++) {
+                merge = c->strides[k][nd - 1] == ts[k]->strides[d] * size;
+            }
+            if (merge) {
+                c->shape[nd - 1] *= size;
+                for (int k = 0; k < n; k++) {
+                    c->strides[k][nd - 1] = ts[k]->strides[d];
+                }
+                continue;
+            }
+            if (nd == HG_MAX_DIMS) {
+                return 0;
+            }
+            c->shape[nd] = size;
+            for (int k = 0; k < n; k++) {
+                c->strides[k][nd] = ts[k]->strides[d];
+            }
+            nd++;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        c->t[k] = *ts[k];
+        c->t[k].ndim = (uint64_t)nd;
+        c->t[k].shape = c->shape;
+        c->t[k].strides = c->strides[k];
+    }
+    return 1;
+}

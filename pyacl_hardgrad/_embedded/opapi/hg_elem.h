@@ -3,7 +3,7 @@
  * SIMD kernels: storage types per dtype token, loads that widen to fp32 (exact) and stores
  * that narrow with a named AscendC rounding mode, so every path rounds the same way.
  *
- * Dtype tokens: F32, F16, BF16 (and I32 for integer kernels).  Stores are named
+ * Dtype tokens: F32, F16, BF16 (and F64, I8, U8, I16, I32, I64 for kernels of those types).  Stores are named
  * HG_ST_<dtype>_<mode>, mode RNE (CAST_RINT / the CAST_NONE of a narrowing cast) or RNA
  * (CAST_ROUND, ties away).  HG_CAST_<from>_<to> is the Cast step after a kernel (fp16 RNE,
  * bf16 RNA, widening exact), applied to a value already rounded to <from>.
@@ -21,6 +21,11 @@ typedef float hg_T_F32;
 typedef uint16_t hg_T_F16;
 typedef uint16_t hg_T_BF16;
 typedef int32_t hg_T_I32;
+typedef int8_t hg_T_I8;
+typedef uint8_t hg_T_U8;
+typedef int16_t hg_T_I16;
+typedef int64_t hg_T_I64;
+typedef double hg_T_F64;
 
 /* raw storage word -> fp32 */
 #define HG_LD_F32(x) (x)
@@ -59,6 +64,11 @@ typedef int32_t hg_T_I32;
 #define HG_DT_F16 ACL_FLOAT16
 #define HG_DT_BF16 ACL_BF16
 #define HG_DT_I32 ACL_INT32
+#define HG_DT_I8 ACL_INT8
+#define HG_DT_U8 ACL_UINT8
+#define HG_DT_I16 ACL_INT16
+#define HG_DT_I64 ACL_INT64
+#define HG_DT_F64 ACL_DOUBLE
 
 /* Branch-free selects on fp32 bit patterns (random data would mispredict branches). */
 static inline uint32_t hg_mask32(int cond)

@@ -53,6 +53,17 @@ int hg_soc_supports_bf16(void)
     return f == HG_SOC_ASCEND910B || f == HG_SOC_ASCEND910_93 || f == HG_SOC_ASCEND950;
 }
 
+int hg_float_list(aclDataType *list)
+{
+    int n = 0;
+    list[n++] = ACL_FLOAT;
+    list[n++] = ACL_FLOAT16;
+    if (hg_soc_supports_bf16()) {
+        list[n++] = ACL_BF16;
+    }
+    return n;
+}
+
 int hg_float_dtype_supported(aclDataType dtype)
 {
     if (dtype == ACL_FLOAT || dtype == ACL_FLOAT16) {

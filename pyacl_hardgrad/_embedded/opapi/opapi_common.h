@@ -48,6 +48,9 @@ typedef enum hg_soc_family {
     HG_SOC_OTHER = 5,                /* Ascend310B, Ascend910E, ... */
 } hg_soc_family;
 hg_soc_family hg_soc(void);
+/* FLOAT, FLOAT16, and BF16 where hg_soc_supports_bf16 (GetDtypeSupportListV2's rule); the
+ * count.  list needs room for 3. */
+int hg_float_list(aclDataType *list);
 const char *hg_soc_name(void);
 /* Return from the calling function with the status when it is not ACLNN_SUCCESS. */
 #define HG_CHECK(expr)                    \
@@ -187,15 +190,43 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
                            const aclTensor *out);
 aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* The whole end of an element-wise phase 1: data addresses checked, plan made with params,
+ * workspace sized, executor handed out. */
+aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_kernel_set *set,
+                             const aclTensor *const *in, const char *const *in_names, int nin, const aclTensor *out,
+                             const char *out_name, const hg_params *params, uint64_t *workspaceSize,
+                             aclOpExecutor **executor);
 /* hg_exec_ops' run and destroy for an hg_ew_plan. */
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
+
+/* Tensors of one shape with any number of dims, as tensors of at most HG_MAX_DIMS dims over
+ * the same elements in the same logical order (size-1 dims dropped, neighbouring dims merged
+ * where every tensor steps through them as one run); c->t[k] stands for ts[k] (descriptor
+ * copies, valid while c lives).  0 when more than HG_MAX_DIMS dims remain. */
+typedef struct hg_collapsed {
+    aclTensor t[HG_MAX_IN + 1];
+    int64_t shape[HG_MAX_DIMS];
+    int64_t strides[HG_MAX_IN + 1][HG_MAX_DIMS];
+} hg_collapsed;
+int hg_collapse_same_shape(const aclTensor *const *ts, int n, hg_collapsed *c);
 
 /* The common start of phase 1: workspaceSize and executor not NULL (161001). */
 aclnnStatus hg_check_out_params(const char *func, const uint64_t *workspaceSize, aclOpExecutor *const *executor);
 /* Tensor present and live: 161001 when NULL, 161002 when not a live aclTensor. */
 aclnnStatus hg_check_tensor(const char *func, const char *name, const aclTensor *t);
 aclnnStatus hg_check_scalar(const char *func, const char *name, const aclScalar *s);
+/* A scalar's value read as CANN's ToDouble / ToInt64 do: is_int for integral and BOOL dtypes
+ * (i exact, d = (double)i), else d exact and i = d toward zero (saturating, NaN -> 0). */
+typedef struct hg_scalar_value {
+    int is_int;
+    double d;
+    int64_t i;
+} hg_scalar_value;
+aclnnStatus hg_scalar_read(const char *func, const char *name, const aclScalar *s, hg_scalar_value *v);
+/* 161002 "<name> dtype X (d) is not supported ..." unless the scalar's dtype is in the list. */
+aclnnStatus hg_check_scalar_dtype_in(const char *func, const char *name, const aclScalar *s,
+                                     const aclDataType *list, int n);
 /* 161002 unless a and b have one dtype. */
 aclnnStatus hg_check_same_dtype(const char *func, const char *name_a, const aclTensor *a, const char *name_b,
                                 const aclTensor *b);

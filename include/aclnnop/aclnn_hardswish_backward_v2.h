@@ -1,0 +1,28 @@
+/*
+ * pyacl_hardgrad: aclnnHardswishBackwardV2, the gradient of hardswish with the open middle interval.
+ * out = gradOutput * (self/3 + 1/2 for -3 < self < 3, 1 for self >= 3; 0 for self <= -3).
+ */
+#ifndef PYACL_HARDGRAD_ACLNNOP_HARDSWISH_BACKWARD_V2_H_
+#define PYACL_HARDGRAD_ACLNNOP_HARDSWISH_BACKWARD_V2_H_
+
+#include "../aclnn/aclnn_base.h"
+
+#if defined(__cplusplus) && !defined(PYACL_HARDGRAD_CDEF)
+extern "C" {
+#endif
+
+/* Phase 1: validate, plan, report the workspace size and hand out an executor. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(const aclTensor *gradOutput,
+                                                                       const aclTensor *self, aclTensor *out,
+                                                                       uint64_t *workspaceSize,
+                                                                       aclOpExecutor **executor);
+
+/* Phase 2: enqueue the planned work on stream and return at once. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnHardswishBackwardV2(void *workspace, uint64_t workspaceSize,
+                                                       aclOpExecutor *executor, const aclrtStream stream);
+
+#if defined(__cplusplus) && !defined(PYACL_HARDGRAD_CDEF)
+}
+#endif
+
+#endif /* PYACL_HARDGRAD_ACLNNOP_HARDSWISH_BACKWARD_V2_H_ */
