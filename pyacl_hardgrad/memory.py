@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import CHandle, hold, keep_objects
 from .errors import check, warn_status
 
 __all__ = ["DeviceMemory", "Workspace"]
@@ -25,7 +25,7 @@ def _host_view(obj, writable: bool):
     return buf, len(buf)
 
 
-class DeviceMemory(Handle):
+class DeviceMemory(CHandle):
     """``nbytes`` of device memory; ``int(mem)`` is its address (as pyACL hands them out).
 
     Create it with ``device.allocate(nbytes)``.  Copies are synchronous unless a stream is
@@ -48,12 +48,27 @@ class DeviceMemory(Handle):
         self.nbytes = nbytes
         self._device_state = state
         try:
-            dep = state.res.retain()
+            dep = hold(state.res)
         except BaseException:
             lib.aclrtFree(ptr)
             raise
-        self._adopt(_Res(type(self).__name__,
-                         lambda: warn_status(lib.aclrtFree(ptr), "aclrtFree", stacklevel=4), (dep,)))
+        self._own(lib.hgb_obj_new(lib.HGB_KIND_MEMORY, ptr, 0, [dep], 1, 1))
+
+    @classmethod
+    def _wrap(cls, o, nbytes: int, state) -> "DeviceMemory":
+        """A handle over memory the handle layer allocated (``o``: a reference the handle takes);
+        None when another handle already wraps it (the reference is given back)."""
+        if not lib.hgb_obj_adopt(o):
+            lib.hgb_obj_release(o)
+            return None
+        m = cls.__new__(cls)
+        m._ptr = lib.hgb_obj_handle(o)
+        m._addr = int(ffi.cast("uintptr_t", m._ptr))
+        m.nbytes = nbytes
+        m._device_state = state
+        m._o = ffi.gc(o, lib.hgb_obj_forget)
+        m._live = [True]
+        return m
 
     @property
     def ptr(self):
@@ -97,8 +112,7 @@ class DeviceMemory(Handle):
         else:
             check(lib.aclrtMemcpyAsync(dst, self.nbytes - offset, buf, nbytes, _H2D, stream.handle),
                   "aclrtMemcpyAsync")
-            stream._pending.append(_KeepObject(src, buf))
-            stream._keep(self._res)
+            _keep_for(stream, self, src, buf)
 
     def copy_to_host(self, dst=None, nbytes: int | None = None, offset: int = 0, *, stream=None):
         """Copy this memory (from byte ``offset``) to a host buffer; a new bytearray when
@@ -118,8 +132,7 @@ class DeviceMemory(Handle):
                 check(lib.aclrtMemcpy(buf, n, src, nbytes, _D2H), "aclrtMemcpy")
             else:
                 check(lib.aclrtMemcpyAsync(buf, n, src, nbytes, _D2H, stream.handle), "aclrtMemcpyAsync")
-                stream._pending.append(_KeepObject(dst, buf))
-                stream._keep(self._res)
+                _keep_for(stream, self, dst, buf)
         return dst
 
     def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
@@ -134,8 +147,7 @@ class DeviceMemory(Handle):
         else:
             check(lib.aclrtMemcpyAsync(self.ptr, self.nbytes, src.ptr, nbytes, _D2D, stream.handle),
                   "aclrtMemcpyAsync")
-            stream._keep(self._res)
-            stream._keep(src._res)
+            stream._keep(self, src)
 
     def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0) -> None:
         """Set bytes to ``value`` (aclrtMemset)."""
@@ -154,15 +166,10 @@ class Workspace(DeviceMemory):
     """Device memory handed to phase 2 of an operator (same as DeviceMemory otherwise)."""
 
 
-class _KeepObject(_Res):
-    """Keeps Python objects (host buffers of async copies) alive until the stream syncs."""
-
-    __slots__ = ("_objs",)
-
-    def __init__(self, *objs):
-        super().__init__("host buffer")
-        self._objs = objs
-
-    def _finish(self):
-        self._objs = ()
-        super()._finish()
+def _keep_for(stream, mem: DeviceMemory, *host) -> None:
+    """An async copy: the stream holds the memory and the host buffers until it syncs."""
+    keep = keep_objects(*host)
+    try:
+        stream._keep(mem, keep)
+    finally:
+        keep.release()
