@@ -43,7 +43,7 @@ from .errors import ClosedError, PlanConsumedError, error_for
 from .memory import DeviceMemory
 from .scalar import Scalar, cached_float32, lookup_float32
 from .stream import Stream, sync_failed
-from .tensor import Tensor
+from .tensor import Tensor, _row_major, made_tensor as _made
 
 __all__ = ["result_dtype", "operators", "unsupported", "Plan", "OpSpec"]
 
@@ -54,6 +54,7 @@ _WAIT = lib.HGB_WAIT
 _TENSOR_KINDS = ("tensor", "out")
 _HANDLE_KINDS = ("tensor", "out", "scalar")
 _tls = threading.local()
+_empty = lib.hgb_tensor_empty
 
 # The optional per-operator entries (function name, parameter names, defaults, doc, outputs)
 # of the operators whose folder carries no op.json of its own; an op.json entry wins.
@@ -189,28 +190,41 @@ def _as_value(p: Param, value):
         raise TypeError(f"{p.name} must be {want} ({p.ctype}), not {type(value).__name__} {value!r}") from None
 
 
-def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
-    """The output a call allocates: broadcast shape and promoted dtype of the tensor inputs."""
+_layouts: dict = {}
+
+
+def _layout(spec: OpSpec, tensors) -> tuple:
+    """(shape, strides, dtype, aclDataType, itemsize, ndim) of the output a call allocates: the
+    broadcast shape and the promoted dtype of the tensor inputs; memoised per input layout."""
     if not tensors:
         raise TypeError(f"{spec.function_name}: give the output tensor (there is no tensor input to "
                         "derive its shape and dtype from)")
-    first = tensors[0]
-    shape = first.shape
-    dt = first.dtype
-    if len(tensors) > 1:
-        for t in tensors[1:]:
-            if t.shape != shape:
-                shape = tuple(np.broadcast_shapes(*(u.shape for u in tensors)))
-                break
-        dt = _promote(tuple(t.dtype for t in tensors))
+    key = tuple(a for t in tensors for a in (t.shape, t.dtype))
+    lay = _layouts.get(key)
+    if lay is None:
+        shape = tensors[0].shape
+        if any(t.shape != shape for t in tensors):
+            shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors)))
+        dt = _promote(tuple(t.dtype for t in tensors)) if len(tensors) > 1 else tensors[0].dtype
+        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape))
+        if len(_layouts) < 4096:
+            _layouts[key] = lay
+    return lay
+
+
+def _alloc_failed(st, c):
+    raise error_for(st, ffi.string(c.function).decode())
+
+
+def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
+    """The output a call allocates (see _layout) on the first tensor's device (or ``state``)."""
+    lay = _layout(spec, tensors)
     if state is None:
-        state = first._device_state
-    ctx = state.context
-    st = lib.hgb_tensor_empty(c, state.res._o, _NULL if ctx is None else ctx, len(shape), shape, to_acl(dt),
-                              dt.itemsize)
+        state = tensors[0]._device_state
+    st = _empty(c, state.res._o, state.context, lay[5], lay[0], lay[3], lay[4])
     if st:
-        raise error_for(st, ffi.string(c.function).decode())
-    return Tensor._made(c, shape, dt, state)
+        _alloc_failed(st, c)
+    return _made(c, lay, state)
 
 
 def _failed(st: int, c, spec: OpSpec, handles, made=(), args=None):
@@ -248,8 +262,25 @@ def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=Non
 
 def _general(spec: OpSpec, args: tuple, stream, sync: bool):
     """Every call the generated fast path does not take: host arrays, Scalars to make, values to
-    convert, checks with clear errors.  Then the same fused call."""
+    convert, checks with clear errors.  Then the same fused call.  Numbers take the cached
+    float32 Scalars; when one is released meanwhile (release_cached_scalars() in another
+    thread), the call is made again with Scalars of its own."""
+    try:
+        return _general_call(spec, args, stream, sync, True)
+    except _CachedScalarGone:
+        return _general_call(spec, args, stream, sync, False)
+
+
+class _CachedScalarGone(Exception):
+    pass
+
+
+def _default_state():
     from .device import default_device
+    return default_device()._state
+
+
+def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
     if stream is not None and type(stream) is not Stream:
         raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
     given = [a for a, p in zip(args, spec.params) if p.kind in _TENSOR_KINDS and isinstance(a, Tensor)]
@@ -259,7 +290,7 @@ def _general(spec: OpSpec, args: tuple, stream, sync: bool):
     elif given:
         state = given[0]._device_state
     else:
-        state = default_device()._state
+        state = _default_state()
     temps, made, host = [], [], []
     try:
         values, inputs = [], []
@@ -286,7 +317,7 @@ def _general(spec: OpSpec, args: tuple, stream, sync: bool):
                     inputs.append(t)
                 values.append(t)
             elif p.kind == "scalar":
-                values.append(_as_scalar(a, p.name, temps))
+                values.append((cached and _bound(a)) or _as_scalar(a, p.name, temps))
             else:
                 values.append(_as_value(p, a))
         c, handles, cargs = _c_arguments(spec, values, inputs, made, state)
@@ -295,7 +326,10 @@ def _general(spec: OpSpec, args: tuple, stream, sync: bool):
             stream = (anchor._device_state if anchor is not None else state).get_default_stream()
         st = spec.fused(c, stream._hold_open(), _WAIT if (sync or numpy_mode) else 0, *cargs)
         if st:
-            _failed(st, c, spec, handles, made)
+            _failed(st, c, spec, handles, made, args)    # returns for a cached Scalar released meanwhile
+            made = []
+            raise _CachedScalarGone
+
         results = [values[i] for i, p in enumerate(spec.params) if p.role in ("out", "inout")]
         hosted = {}
         for t, arr in host:                 # in-place on a host array: write the result back
@@ -395,10 +429,21 @@ def _make_function(spec: OpSpec):
         lines.append("            except AttributeError:")
         lines.append("                c = _call_buffer()")
         made = []
+        key = ", ".join(f"{p.name}.shape, {p.name}.dtype" for p in spec.tensor_inputs)
         for p in spec.outputs:
             lines.append(f"            _o_{p.name} = {p.name}")
             lines.append(f"            if _o_{p.name} is None:")
-            lines.append(f"                _o_{p.name} = _new_out(c, _SPEC, ({inputs}{',' if inputs else ''}))")
+            if spec.tensor_inputs:       # the output's layout from the memo, allocated in C
+                lines.append(f"                _lay = _layouts.get(({key},))")
+                lines.append("                if _lay is None:")
+                lines.append(f"                    _lay = _layout(_SPEC, ({inputs},))")
+                lines.append(f"                _ds = {spec.tensor_inputs[0].name}._device_state")
+                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[0], _lay[3], _lay[4])")
+                lines.append("                if st:")
+                lines.append("                    _alloc_failed(st, c)")
+                lines.append(f"                _o_{p.name} = _made(c, _lay, _ds)")
+            else:
+                lines.append(f"                _o_{p.name} = _new_out(c, _SPEC, ())")
             made.append(f"_o_{p.name}")
         lines.append(f"            st = _fused(c, stream._o, _WAIT if sync else 0, {', '.join(cargs)})")
         lines.append("            if st:")
@@ -412,6 +457,8 @@ def _make_function(spec: OpSpec):
     src = "\n".join(lines) + "\n"
     env = {"_T": Tensor, "_S": Stream, "_f32": lookup_float32, "_bound": _bound, "_tls": _tls,
            "_call_buffer": _call_buffer, "_new_out": _new_out, "_fused": spec.fused, "_WAIT": _WAIT,
+           "_layouts": _layouts, "_layout": _layout, "_empty": _empty, "_alloc_failed": _alloc_failed,
+           "_made": _made,
            "_failed": _failed, "_general": _general, "_SPEC": spec}
     for p in spec.params:
         if p.has_default:

@@ -88,7 +88,9 @@ class Stream(CHandle):
     def synchronize(self) -> None:
         """Block until everything enqueued on this stream has finished (then let go of what
         that work held)."""
-        st = _sync_obj(self._hold_open())
+        if not self._live[0]:
+            self._check_open()
+        st = _sync_obj(self._o)
         if st:
             sync_failed(self, st)
 

@@ -59,18 +59,6 @@ def _foreign_owner(obj) -> _Res:
     return _Res("foreign memory", box.clear)
 
 
-_strides_memo: dict = {}
-
-
-def _row_major_memo(shape) -> tuple[int, ...]:
-    s = _strides_memo.get(shape)
-    if s is None:
-        s = _row_major(shape)
-        if len(_strides_memo) < 1024:
-            _strides_memo[shape] = s
-    return s
-
-
 class Tensor(CHandle):
     """Device tensor.  Build one with :func:`from_numpy` / ``Tensor(array)``, :func:`empty`,
     :func:`zeros`, a view of another tensor, or :meth:`from_device_pointer`."""
@@ -126,22 +114,6 @@ class Tensor(CHandle):
             raise
         self._handle = handle
         self._own(lib.hgb_obj_new(_KIND_TENSOR, handle, 0, [dep], 1, 1))
-
-    @classmethod
-    def _made(cls, call, shape, npdtype, state) -> "Tensor":
-        """The handle of a row-major tensor the handle layer just made (hgb_tensor_empty)."""
-        t = cls.__new__(cls)
-        t.shape = shape
-        t.strides = _row_major_memo(shape)
-        t.offset = 0
-        t.dtype = npdtype
-        t._storage = shape
-        t._data = call.data
-        t._device_state = state
-        t._handle = call.tensor
-        t._o = _gc(call.made, _forget)
-        t._live = [True]
-        return t
 
     @classmethod
     def _new(cls, *args):
@@ -412,6 +384,25 @@ class Tensor(CHandle):
             return "<Tensor closed>"
         return (f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset} "
                 f"device={self.device_id}>")
+
+
+def made_tensor(call, layout, state) -> Tensor:
+    """The handle of a row-major tensor the handle layer just made (hgb_tensor_empty into
+    ``call``); ``layout`` = (shape, strides, dtype, ...)."""
+    t = _new_tensor(Tensor)
+    t.shape = t._storage = layout[0]
+    t.strides = layout[1]
+    t.offset = 0
+    t.dtype = layout[2]
+    t._data = call.data
+    t._device_state = state
+    t._handle = call.tensor
+    t._o = _gc(call.made, _forget)
+    t._live = [True]
+    return t
+
+
+_new_tensor = object.__new__
 
 
 def _check_copy(status):
