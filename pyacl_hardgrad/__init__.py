@@ -1,10 +1,10 @@
-"""pyacl_hardgrad: CANN's C API and the aclnn Hardtanh/Hardsigmoid backward operators from Python.
+"""pyacl_hardgrad: CANN's C API and its aclnn operators from Python.
 
 Two levels, one binding:
   * ``from pyacl_hardgrad import ffi, lib`` (or ``pyacl_hardgrad.raw``): every C function
     of include/ one line away, for line-by-line ports of C++ code;
   * handles with ``close()`` / ``with``: Runtime, Device, Stream, Event, DeviceMemory,
-    Tensor, Scalar, the two operators and their two-phase plans.
+    Tensor, Scalar, every aclnn operator's one-call function and two-phase plan (``hg.ops``).
 
 Only ``get_include``, ``get_library_dir``, ``get_cann_path`` and ``__version__`` are available without loading
 the C libraries; any other attribute loads them on first use (so ``python -m
@@ -31,8 +31,7 @@ _LAZY = {
     "Tensor": "tensor", "empty": "tensor", "zeros": "tensor", "from_numpy": "tensor",
     "Scalar": "scalar",
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
-    "hardtanh_backward": "ops", "hardsigmoid_backward": "ops", "HardtanhBackwardPlan": "ops",
-    "HardsigmoidBackwardPlan": "ops", "hardsigmoid_result_dtype": "ops",
+    "result_dtype": "ops", "hardsigmoid_result_dtype": "ops", "operators": "ops",
     "live_counts": "_diagnostics",
 }
 
@@ -43,7 +42,14 @@ def __getattr__(name):
     try:
         mod = _LAZY[name]
     except KeyError:
-        raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+        if name.startswith("_"):
+            raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+        ops = import_module(".ops", __name__)        # every aclnn operator's function and plan
+        if name not in ops.__all__:
+            raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+        value = getattr(ops, name)
+        globals()[name] = value
+        return value
     if mod is None:
         value = import_module(f".{name}", __name__)
     else:
@@ -53,4 +59,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    names = set(globals()) | set(__all__)
+    if "ops" in globals() or "pyacl_hardgrad.ops" in __import__("sys").modules:
+        names |= set(import_module(".ops", __name__).__all__)
+    return sorted(names)

@@ -1,118 +1,103 @@
-"""Reference-counted release of C resources, shared by every handle class.
+"""Ownership of C resources: every one is an object of the binding's handle layer.
 
-Each C resource has one ``_Res``: a count of holders and the function that releases it.
-The Python object that created it holds one reference through a ``weakref.finalize``
-(so ``close()``, the ``with`` exit and garbage collection all funnel into one call that
-weakref runs at most once); every dependent (a stream of a device, a tensor of its
-memory, a plan of its tensors) holds one more.  The C release happens when the last
-holder lets go, then the resource lets go of what it depends on.  Release failures are
-warnings, never exceptions.
+The handle layer (``_build/fused_calls.h``, compiled into the binding) keeps, for each resource,
+its C object, the function that destroys it (by kind: tensor, scalar, memory, executor, stream,
+event), the objects it depends on and an atomic count of its holders.  The last holder letting go
+destroys it and then lets go of its dependencies; a stream's queued work holds what it uses until
+the stream is synchronised.  The operators' calls hold their arguments, run both phases and hand
+the references to the stream in one crossing of the binding, so nothing here is on a hot path.
 
-The count lives in C (an ``int64_t`` changed only by the binding's atomic ``hgb_ref_*``
-functions), so the operators' fused calls can hold and drop the resources they use in the same
-crossing of the binding as the call itself, with no Python lock (see _build/fused_calls.h).
+Python sees two kinds of holders:
+  * :class:`CHandle` (Stream, Event, DeviceMemory, Tensor, Scalar, plans): one Python object per C
+    object.  It holds one reference, closed once by ``close()`` (or when garbage-collected);
+    closing only drops that reference, so whatever still uses the resource keeps it.
+  * :class:`_Res`: a resource released by Python code (the runtime's aclInit, a device's
+    aclrtSetDevice, a foreign owner object, the host buffer of an async copy), still an object of
+    the handle layer, so C objects can depend on it; the layer calls back into Python to release it.
+Release failures are warnings (:class:`CleanupWarning`), never exceptions.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
 import weakref
 
 from ._cffi_acl import ffi, lib
-from .errors import CleanupWarning, ClosedError
+from .errors import CleanupWarning, ClosedError, warn_status
 
-_new_count = ffi.new
-_ref_retain = lib.hgb_ref_retain
-_ref_release = lib.hgb_ref_release
-_ref_release5 = lib.hgb_ref_release5
 _NULL = ffi.NULL
+_forget = lib.hgb_obj_forget
+_KIND_PY = lib.HGB_KIND_PY
+
+_waiting: dict = {}           # key -> _Res whose release the handle layer will call back for
+_keys = itertools.count(1)
+
+
+@ffi.def_extern()
+def hgb_py_release(key):
+    res = _waiting.pop(key, None)
+    if res is not None:
+        res._run_release()
+
+
+@ffi.def_extern()
+def hgb_py_cleanup_failed(function, status):
+    try:
+        warn_status(status, ffi.string(function).decode(), stacklevel=2)
+    except Exception:           # a warning turned into an error must not escape into C
+        pass
 
 
 class _Res:
-    __slots__ = ("name", "_cnt", "_release", "_deps")
+    """A resource released by Python code: ``release`` runs when its last holder lets go, then
+    its ``deps`` (resources this one already holds a reference to) are let go of."""
+
+    __slots__ = ("name", "_o", "_release")
 
     def __init__(self, name, release=None, deps=()):
-        """``deps``: resources this one already holds a reference to (ownership moves here)."""
         self.name = name
-        self._cnt = _new_count("int64_t *", 1)
         self._release = release
-        self._deps = tuple(deps)
+        key = next(_keys)
+        objs = [d._o for d in deps]
+        o = lib.hgb_obj_new(_KIND_PY, _NULL, key, objs, len(objs), 2)
+        if o == _NULL:
+            raise MemoryError(f"cannot track {name}")
+        self._o = ffi.gc(o, _forget)
+        _waiting[key] = self
 
     @property
     def _refs(self) -> int:
-        return self._cnt[0]
+        return lib.hgb_obj_refs(self._o)
 
     @property
     def alive(self) -> bool:
-        return self._cnt[0] > 0
+        return self._refs > 0
 
     def retain(self) -> "_Res":
-        if not _ref_retain(self._cnt):
+        if not lib.hgb_obj_retain(self._o):
             raise ClosedError(f"{self.name} has been released")
         return self
 
     def release(self) -> None:
-        if _ref_release(self._cnt) == 0:     # -1 (already released) cannot happen through finalize
-            self._finish()
+        lib.hgb_obj_release(self._o)
 
-    def _finish(self) -> None:
-        """The last holder let go: run the C release, then let go of the dependencies
-        (subclasses drop what else they keep, then call this)."""
+    def _run_release(self) -> None:
         fn, self._release = self._release, None
         try:
             if fn is not None:
                 fn()
         except Exception as exc:       # never mask what the caller is doing
             warnings.warn(f"releasing {self.name} failed: {exc!r}", CleanupWarning, stacklevel=3)
-        finally:
-            deps, self._deps = self._deps, ()
-            if deps:
-                release_all(deps[::-1])
 
 
-def retain_all(items) -> None:
-    """retain() every resource; all or none (ClosedError)."""
-    done = []
-    for r in items:
-        if not _ref_retain(r._cnt):
-            release_all(done)            # cannot reach 0 unless another holder let go meanwhile
-            raise ClosedError(f"{r.name} has been released")
-        done.append(r)
-
-
-def release_all(items) -> None:
-    """release() every resource in order, up to five counts per crossing of the binding."""
-    n = len(items)
-    if n == 5:                           # a one-call hardtanh_backward's entry: the hot case
-        a, b, c, d, e = items
-        dropped = _ref_release5(a._cnt, b._cnt, c._cnt, d._cnt, e._cnt)
-        if dropped:
-            finish_dropped(items, dropped)
-        return
-    if n == 3:                           # hardsigmoid_backward's
-        a, b, c = items
-        dropped = _ref_release5(a._cnt, b._cnt, c._cnt, _NULL, _NULL)
-        if dropped:
-            finish_dropped(items, dropped)
-        return
-    for i in range(0, n, 5):
-        chunk = items[i:i + 5]
-        cnts = [r._cnt for r in chunk]
-        if len(cnts) < 5:
-            cnts += [_NULL] * (5 - len(cnts))
-        dropped = _ref_release5(*cnts)
-        if dropped:
-            finish_dropped(chunk, dropped)
-
-
-def finish_dropped(items, mask: int) -> None:
-    """Free the resources whose counts a fused call released to 0 (bit i: items[i])."""
-    for i, r in enumerate(items):
-        if mask >> i & 1:
-            r._finish()
+def keep_objects(*objs) -> _Res:
+    """A resource that keeps Python objects alive (host buffers of an async copy) until released."""
+    box = [objs]
+    return _Res("host buffer", box.clear)
 
 
 def _drop(live: list, res: _Res) -> None:
-    """A handle's finalizer: mark it closed, then let go of its reference."""
+    """A Python-released handle's finalizer: mark it closed, then let go of its reference."""
     live[0] = False
     res.release()
 
@@ -120,18 +105,16 @@ def _drop(live: list, res: _Res) -> None:
 class Handle:
     """Base of the public handle classes: ``close()``, context manager, ``closed``.
 
-    ``_live`` is a one-item list the finalizer clears, so hot paths test ``self._live[0]``
-    (two loads) instead of ``weakref.finalize.alive`` (a property doing a registry lookup);
-    it turns False however the finalizer runs (close(), garbage collection, exit).
+    ``_live`` is a one-item list that turns False when the handle is closed, so checks are two
+    loads.  Handles over a :class:`_Res` (Runtime, Device) release it through a
+    ``weakref.finalize`` (close(), garbage collection and exit run it once).
     """
 
-    _res: _Res
     _finalizer: weakref.finalize
-    _live = [False]          # before _adopt (a failed constructor): closed
+    _live = [False]          # before the constructor succeeded: closed
 
     def _adopt(self, res: _Res, callback=_drop, *extra) -> None:
         self._res = res
-        self._cnt = res._cnt         # the C count, for the fused calls' hot paths
         live = self._live = [True]
         self._finalizer = weakref.finalize(self, callback, live, res, *extra)
 
@@ -159,7 +142,39 @@ class Handle:
 
 
 class CHandle(Handle):
-    """A handle that wraps one C object, ``_handle`` (a stream, an event, a tensor, a scalar)."""
+    """A handle over one object of the handle layer (``_o``), usually wrapping one C object
+    (``_handle``: a stream, an event, a tensor, a scalar).  Garbage collection of the handle
+    closes it (the handle layer's open flag makes close happen once)."""
+
+    def _own(self, o) -> None:
+        """Take the object just made for this handle (made with wrapped=1)."""
+        if o == _NULL:
+            raise MemoryError(f"cannot track a {type(self).__name__}")
+        self._o = ffi.gc(o, _forget)
+        self._live = [True]
+
+    def close(self) -> None:
+        o = self.__dict__.get("_o")
+        if o is not None:
+            self._live[0] = False
+            lib.hgb_obj_close(o)
+        else:                        # a handle over a Python-released _Res (e.g. a Context)
+            super().close()
+
+    def _hold(self):
+        """A new reference to the open object (the caller releases it or hands it on)."""
+        o = self.__dict__.get("_o")
+        if o is None and "_res" in self.__dict__ and self._live[0]:
+            return self._res.retain()._o
+        if o is None or not lib.hgb_obj_hold(o):
+            raise ClosedError(f"{type(self).__name__} is closed")
+        return o
+
+    @property
+    def _refs(self) -> int:
+        """Holders of the resource right now (the handle, views, plans, queued work)."""
+        o = self.__dict__.get("_o")
+        return 0 if o is None else lib.hgb_obj_refs(o)
 
     @property
     def handle(self):
@@ -167,3 +182,13 @@ class CHandle(Handle):
         if not self._live[0]:
             self._check_open()
         return self._handle
+
+
+def hold(obj):
+    """A new reference to any handle's (or _Res's) object, for a dependent to own."""
+    if isinstance(obj, CHandle):
+        return obj._hold()
+    if isinstance(obj, Handle):
+        obj._check_open()
+        return obj._res.retain()._o
+    return obj.retain()._o

@@ -254,8 +254,18 @@ def default_device() -> Device:
 
 def release_defaults() -> None:
     """Close the default device and its default stream, and the cached float32 bound Scalars
-    of the one-call operators (all are made again on demand)."""
+    of the one-call operators (all are made again on demand).  The default streams of every
+    device in use are synchronised first, so work queued on them lets go of what it held (the
+    last reference to a device may be such work's, after its Device objects were closed)."""
     global _default
+    with _states_lock:
+        streams = [st.default_stream for st in _states.values() if st.default_stream is not None]
+    for s in streams:
+        if not s.closed:
+            try:
+                s.synchronize()
+            except Exception as exc:        # never mask what the caller is doing
+                warnings.warn(f"synchronizing a default stream failed: {exc}", CleanupWarning, stacklevel=2)
     with _default_lock:
         d, _default = _default, None
     if d is not None:

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _args
 from ._binding import ffi, lib
-from ._lifetime import Handle, _Res
+from ._lifetime import CHandle, Handle, _Res, hold, keep_objects
 from .errors import check, warn_status
 
 __all__ = ["DeviceMemory", "Workspace", "HostMemory"]
@@ -44,11 +44,10 @@ class _Hold:
         held = []
         try:
             for h in handles:
-                h._check_open()
-                held.append(h._res.retain())
+                held.append(hold(h))          # ClosedError for a closed handle
         except BaseException:
-            for r in reversed(held):
-                r.release()
+            for o in reversed(held):
+                lib.hgb_obj_release(o)
             raise
         self._held = held
 
@@ -57,8 +56,8 @@ class _Hold:
 
     def __exit__(self, *exc):
         held, self._held = self._held, ()
-        for r in reversed(held):
-            r.release()
+        for o in reversed(held):
+            lib.hgb_obj_release(o)
         return False
 
 
@@ -86,7 +85,7 @@ class _Addressed:
     __index__ = __int__
 
 
-class DeviceMemory(_Addressed, Handle):
+class DeviceMemory(_Addressed, CHandle):
     """``nbytes`` of device memory; ``int(mem)`` is its address (as pyACL hands them out).
 
     Create it with ``device.allocate(nbytes)``.  Copies are synchronous unless a stream is
@@ -109,12 +108,27 @@ class DeviceMemory(_Addressed, Handle):
         self.nbytes = nbytes
         self._device_state = state
         try:
-            dep = state.res.retain()
+            dep = hold(state.res)
         except BaseException:
             lib.aclrtFree(ptr)
             raise
-        self._adopt(_Res(type(self).__name__,
-                         lambda: warn_status(lib.aclrtFree(ptr), "aclrtFree", stacklevel=4), (dep,)))
+        self._own(lib.hgb_obj_new(lib.HGB_KIND_MEMORY, ptr, 0, [dep], 1, 1))
+
+    @classmethod
+    def _wrap(cls, o, nbytes: int, state) -> "DeviceMemory":
+        """A handle over memory the handle layer allocated (``o``: a reference the handle takes);
+        None when another handle already wraps it (the reference is given back)."""
+        if not lib.hgb_obj_adopt(o):
+            lib.hgb_obj_release(o)
+            return None
+        m = cls.__new__(cls)
+        m._ptr = lib.hgb_obj_handle(o)
+        m._addr = int(ffi.cast("uintptr_t", m._ptr))
+        m.nbytes = nbytes
+        m._device_state = state
+        m._o = ffi.gc(o, lib.hgb_obj_forget)
+        m._live = [True]
+        return m
 
     owns_handle = True
 
@@ -129,16 +143,14 @@ class DeviceMemory(_Addressed, Handle):
         """
         from .device import _as_handle, _held_state
         p = _as_handle(ptr, "device memory")
-        nbytes = int(nbytes)
-        if nbytes < 0:
-            raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+        nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         state = _held_state(device)
         self = cls.__new__(cls)
         self._ptr, self._addr, self.nbytes = p, int(ffi.cast("uintptr_t", p)), nbytes
         self._device_state = state
         self.owns_handle = bool(own)
-        release = (lambda: warn_status(lib.aclrtFree(p), "aclrtFree", stacklevel=4)) if own else None
-        self._adopt(_Res(cls.__name__, release, (state.res,)))
+        kind = lib.HGB_KIND_MEMORY if own else lib.HGB_KIND_FOREIGN    # borrowed: nothing to free
+        self._own(lib.hgb_obj_new(kind, p, 0, [state.res._o], 1, 1))
         return self
 
     @property
@@ -173,8 +185,7 @@ class DeviceMemory(_Addressed, Handle):
         else:
             check(lib.aclrtMemcpyAsync(dst, self.nbytes - offset, buf, nbytes, _H2D, stream.handle),
                   "aclrtMemcpyAsync")
-            stream._pending.append(_KeepObject(src, buf))
-            stream._keep(self._res)
+            _keep_for(stream, self, src, buf)
 
     def copy_to_host(self, dst=None, nbytes: int | None = None, offset: int = 0, *, stream=None):
         """Copy this memory (from byte ``offset``) to a host buffer; a new bytearray when
@@ -197,8 +208,7 @@ class DeviceMemory(_Addressed, Handle):
                     check(lib.aclrtMemcpy(buf, n, src, nbytes, _D2H), "aclrtMemcpy")
             else:
                 check(lib.aclrtMemcpyAsync(buf, n, src, nbytes, _D2H, stream.handle), "aclrtMemcpyAsync")
-                stream._pending.append(_KeepObject(dst, buf))
-                stream._keep(self._res)
+                _keep_for(stream, self, dst, buf)
         return dst
 
     def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
@@ -220,8 +230,7 @@ class DeviceMemory(_Addressed, Handle):
         else:
             check(lib.aclrtMemcpyAsync(self.ptr, self.nbytes, src.ptr, nbytes, _D2D, stream.handle),
                   "aclrtMemcpyAsync")
-            stream._keep(self._res)
-            stream._keep(src._res)
+            stream._keep(self, src)
 
     def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0) -> None:
         """Set bytes to ``value`` (aclrtMemset)."""
@@ -326,15 +335,10 @@ class HostMemory(_Addressed, Handle):
         return f"<HostMemory 0x{self._addr:x} nbytes={self.nbytes}{'' if self.owns_handle else ' borrowed'}>"
 
 
-class _KeepObject(_Res):
-    """Keeps Python objects (host buffers of async copies) alive until the stream syncs."""
-
-    __slots__ = ("_objs",)
-
-    def __init__(self, *objs):
-        super().__init__("host buffer")
-        self._objs = objs
-
-    def _finish(self):
-        self._objs = ()
-        super()._finish()
+def _keep_for(stream, mem, *host) -> None:
+    """An async copy: the stream holds the memory and the host buffers until it syncs."""
+    keep = keep_objects(*host)
+    try:
+        stream._keep(mem, keep)
+    finally:
+        keep.release()

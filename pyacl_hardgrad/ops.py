@@ -1,120 +1,528 @@
-"""aclnnHardtanhBackward and aclnnHardsigmoidBackward: one-call functions and two-phase plans.
+"""Every aclnn operator as a one-call function and a two-phase plan, built from its prototype.
 
-Functions (``hardtanh_backward``, ``hardsigmoid_backward``):
+The binding is compiled with the operators of include/aclnnop; for each, ffi_build.py generated
+from the prototype a fused call (hold the arguments, phase 1, phase 2 with a workspace when
+needed, hand the references to the stream, optionally wait: one crossing into C) and a plan
+constructor.  With a CANN backend, the operators of the installed CANN's include/aclnnop that the
+binding was not compiled with are declared at run time (cffi ABI mode, from the library that
+exports them) and go through the same generic steps.  This module builds, from each operator's
+signature description, one Python function and one plan class:
+
+  aclnnHardswishBackwardV2 -> ``hardswish_backward_v2(...)``, ``HardswishBackwardV2Plan(...)``
+  aclnnInplaceHardsigmoid  -> ``inplace_hardsigmoid(...)``, ``InplaceHardsigmoidPlan(...)``
+
+Parameters come in prototype order without workspaceSize/executor, named in snake_case.
+Tensors are Tensors or (for inputs of a function) anything numpy accepts; scalars
+(``const aclScalar *``) are Scalars or Python numbers (a float32 Scalar); outputs (non-const
+``aclTensor *``, or what an op.json entry lists) are optional: allocated with the broadcast
+shape of the tensor inputs and CANN's promotion of their dtypes.  In-place operators
+(aclnnInplaceXxx, or a ``...Ref`` parameter) return their input.
+
+Functions:
   * given Tensors, they enqueue the operator on ``stream`` (default: the device's default
-    stream) and return the ``out`` Tensor at once; ``out.numpy()`` waits for the result.
-  * given only numpy arrays (no Tensor anywhere), they run on the default device, wait, and
-    return a numpy array.  Mixed calls copy the arrays to the Tensors' device and return a
-    Tensor.
-Plans (``HardtanhBackwardPlan``, ``HardsigmoidBackwardPlan``) mirror the C++ two-phase form:
-construction is phase 1 (``workspace_size`` and an executor), ``run()`` is phase 2.
+    stream) and return the output Tensor at once; ``out.numpy()`` waits for the result;
+    ``sync=True`` returns after the stream has finished;
+  * given only host arrays (no Tensor anywhere), they run on the default device, wait, and
+    return numpy; mixed calls copy the arrays to the Tensors' device and return Tensors.
+Plans mirror the C++ two-phase form: construction is phase 1 (``workspace_size`` and an
+executor), ``run()`` is phase 2.
 """
 from __future__ import annotations
 
+import keyword
+import operator
 import threading
 
 import numpy as np
 
 from . import _args
-from ._binding import ffi, lib
-from ._lifetime import Handle, _Res, finish_dropped, release_all
-from .dtypes import bfloat16, float16, float32
-from .errors import PlanConsumedError, check, warn_status
-from .memory import DeviceMemory, Workspace
-from .scalar import Scalar, _float32_cache, cached_float32
-from .stream import _PENDING_LIMIT, Stream, _sync_stream
-from .tensor import Tensor
+from ._build import signatures as _signatures
+from ._binding import BACKEND, ffi, lib
+from ._lifetime import CHandle
+from .dtypes import from_acl, to_acl
+from .errors import ClosedError, PlanConsumedError, error_for
+from .memory import DeviceMemory
+from .scalar import Scalar, cached_float32, lookup_float32
+from .stream import Stream, sync_failed
+from .tensor import Tensor, _row_major, made_tensor as _made
 
-__all__ = ["hardtanh_backward", "hardsigmoid_backward", "HardtanhBackwardPlan", "HardsigmoidBackwardPlan",
-           "hardsigmoid_result_dtype"]
-
-_tls = threading.local()
-
+__all__ = ["result_dtype", "operators", "unsupported", "Plan", "OpSpec"]
 
 _NULL = ffi.NULL
-_NO_STREAM = object()     # never passed by a caller: run()'s fast path is off
-_ht_phase1 = lib.aclnnHardtanhBackwardGetWorkspaceSize
-_ht_phase2 = lib.aclnnHardtanhBackward
-_hs_phase1 = lib.aclnnHardsigmoidBackwardGetWorkspaceSize
-_hs_phase2 = lib.aclnnHardsigmoidBackward
-_ht_fused = lib.hgb_hardtanh_backward     # hold + phase 1 + phase 2 (+ wait): _build/fused_calls.h
-_hs_fused = lib.hgb_hardsigmoid_backward
-_WAIT, _KEEP = lib.HGB_WAIT, lib.HGB_KEEP
-_STEP_RETAIN, _STEP_PHASE1, _STEP_SYNC = lib.HGB_STEP_RETAIN, lib.HGB_STEP_PHASE1, lib.HGB_STEP_SYNC
+_CLOSED = lib.HGB_CLOSED
+_CONSUMED = lib.HGB_CONSUMED
+_WAIT = lib.HGB_WAIT
+_TENSOR_KINDS = ("tensor", "out")
+_HANDLE_KINDS = ("tensor", "out", "scalar")
+_tls = threading.local()
+_empty = lib.hgb_tensor_empty
+
+# The optional per-operator entries (function name, parameter names, defaults, doc, outputs)
+# of the operators whose folder carries no op.json of its own; an op.json entry wins.
+_BUILTIN_ENTRIES = {
+    "aclnnHardtanhBackward": {
+        "params": {"min": "min_val", "max": "max_val"}, "defaults": {"min": -1.0, "max": 1.0},
+        "doc": "Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self "
+               "is NaN), else 0."},
+    "aclnnHardsigmoidBackward": {
+        "doc": "Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0, "
+               "in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."},
+}
 
 
-def _phase1_buffers():
+def _call_buffer():
+    c = _tls.c = ffi.new("hgb_call *")
+    return c
+
+
+def result_dtype(*dtypes) -> np.dtype:
+    """CANN's promotion of the dtypes (the default output dtype of an operator)."""
+    codes = [to_acl(d) for d in dtypes]
+    if not codes:
+        raise TypeError("result_dtype needs at least one dtype")
+    out = codes[0]
+    for c in codes[1:]:
+        out = lib.hgb_promote_types(out, c)
+        if out < 0:
+            raise TypeError(f"no promoted dtype for {', '.join(str(np.dtype(d)) for d in dtypes)}")
+    return from_acl(out)
+
+
+_promoted: dict = {}
+
+
+def _promote(dtypes: tuple) -> np.dtype:
+    """result_dtype, memoised per dtype tuple (the rule itself is hgb_promote_types)."""
+    r = _promoted.get(dtypes)
+    if r is None:
+        r = _promoted[dtypes] = result_dtype(*dtypes)
+    return r
+
+
+class Param:
+    __slots__ = ("cname", "name", "kind", "role", "default", "has_default", "ctype")
+
+    def __init__(self, cname, name, kind, role, ctype):
+        self.cname, self.name, self.kind, self.role, self.ctype = cname, name, kind, role, ctype
+        self.default, self.has_default = None, False
+
+
+class OpSpec:
+    """One operator: its parameters and the two generic C entry points (fused call, plan)."""
+
+    def __init__(self, desc: dict, entry: dict, fused, planner, source: str):
+        self.name = desc["name"]
+        self.source = source                       # "binding" or the library file (ABI mode)
+        base = self.name[len("aclnn"):] if self.name.startswith("aclnn") else self.name
+        self.function_name = entry.get("name") or _signatures.snake_case(base)
+        self.plan_name = base + "Plan"
+        self.doc = entry.get("doc", "")
+        renames = entry.get("params", {})
+        outputs = entry.get("outputs")
+        inplace = base.startswith("Inplace")
+        params, first_tensor = [], True
+        for p in desc["params"]:
+            kind = p["kind"]
+            role = "in"
+            if kind in _TENSOR_KINDS:
+                if outputs is not None:
+                    role = "out" if p["name"] in outputs else "in"
+                elif kind == "out":
+                    role = "out"
+                if p["name"].endswith("Ref") or (inplace and first_tensor):
+                    role = "inout"
+                first_tensor = False
+            name = renames.get(p["name"]) or _signatures.snake_case(p["name"])
+            if keyword.iskeyword(name) or name in ("stream", "sync", "repeatable", "workspace"):
+                name += "_"
+            params.append(Param(p["name"], name, kind, role, p["type"]))
+        for cname, value in entry.get("defaults", {}).items():
+            for p in params:
+                if p.cname == cname:
+                    p.default, p.has_default = value, True
+        self.params = params
+        self.handles = [p for p in params if p.kind in _HANDLE_KINDS]
+        self.inputs = [p for p in params if p.role != "out"]
+        self.outputs = [p for p in params if p.role == "out"]
+        self.results = [p for p in params if p.role in ("out", "inout")]
+        self.tensor_inputs = [p for p in params if p.kind in _TENSOR_KINDS and p.role == "in"]
+        self.fused = fused
+        self.planner = planner
+
+    def __repr__(self):
+        return f"<OpSpec {self.name}({', '.join(p.name for p in self.params)})>"
+
+
+# --- argument conversion (the general path) ---------------------------------------------------
+
+def _bound(value):
+    """The Scalar a one-call passes for a scalar argument without making one per call: the cached
+    float32 Scalar of a float/int, a Scalar itself; None sends the call down the general path."""
+    t = type(value)
+    if t is float or t is int:
+        return cached_float32(value)
+    if t is Scalar:
+        return value
+    return None
+
+
+def _as_scalar(value, name: str, temps: list) -> Scalar:
+    if isinstance(value, Scalar):
+        return value
+    if isinstance(value, (str, bytes, bytearray)) or value is None:
+        raise TypeError(f"{name} must be a real number or a Scalar, not {type(value).__name__} {value!r:.40}")
+    number = _args.real(value, name)
+    s = Scalar(number, "float32")
+    temps.append(s)
+    return s
+
+
+def _as_value(p: Param, value):
     try:
-        return _tls.p1
-    except AttributeError:
-        b = _tls.p1 = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
-        return b
+        if p.kind == "int":
+            return operator.index(value)
+        if p.kind == "float":
+            return float(value)
+        return bool(operator.index(value)) if not isinstance(value, bool) else value
+    except (TypeError, ValueError):
+        want = {"int": "an integer", "float": "a real number", "bool": "a bool"}[p.kind]
+        raise TypeError(f"{p.name} must be {want} ({p.ctype}), not {type(value).__name__} {value!r}") from None
 
 
-def _destroy_executor(box: list) -> None:
-    ex = box[0]
-    box[0] = None
-    if ex is not None:
-        warn_status(lib.aclDestroyAclOpExecutor(ex), "aclDestroyAclOpExecutor", stacklevel=5)
+_layouts: dict = {}
 
 
-def _close_plan(live: list, res: _Res, unpin_lists: list) -> None:
-    """A plan's finalizer: streams the plan is pinned on drop their pin at their next sync."""
-    live[0] = False
-    for lst in unpin_lists:
-        lst.append(res)
-    res.release()
+def _layout(spec: OpSpec, tensors) -> tuple:
+    """(shape, strides, dtype, aclDataType, itemsize, ndim) of the output a call allocates: the
+    broadcast shape and the promoted dtype of the tensor inputs; memoised per input layout."""
+    if not tensors:
+        raise TypeError(f"{spec.function_name}: give the output tensor (there is no tensor input to "
+                        "derive its shape and dtype from)")
+    key = tuple(a for t in tensors for a in (t.shape, t.dtype))
+    lay = _layouts.get(key)
+    if lay is None:
+        shape = tensors[0].shape
+        if any(t.shape != shape for t in tensors):
+            shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors)))
+        dt = _promote(tuple(t.dtype for t in tensors)) if len(tensors) > 1 else tensors[0].dtype
+        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape))
+        if len(_layouts) < 4096:
+            _layouts[key] = lay
+    return lay
 
 
-class _Plan(Handle):
-    _OP = ""
-    _PHASE2 = None
-    _fast = _NO_STREAM
+def _alloc_failed(st, c):
+    raise error_for(st, ffi.string(c.function).decode())
 
-    def _plan(self, status_fn, tensors, scalars, out: Tensor, repeatable: bool):
-        deps = []
+
+def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
+    """The output a call allocates (see _layout) on the first tensor's device (or ``state``)."""
+    lay = _layout(spec, tensors)
+    if state is None:
+        state = tensors[0]._device_state
+    st = _empty(c, state.res._o, state.context, lay[5], lay[0], lay[3], lay[4])
+    if st:
+        _alloc_failed(st, c)
+    return _made(c, lay, state)
+
+
+def _failed(st: int, c, spec: OpSpec, handles, made=(), args=None):
+    """Raise for a failed generic call (closing outputs it allocated).  Returns instead when the
+    closed argument was a cached Scalar standing in for a number (released meanwhile by
+    release_cached_scalars()): the caller then takes the general path, which makes its own."""
+    for t in made:
+        t.close()
+    if st == _CLOSED:
+        i = c.index
+        if i >= len(handles):
+            raise ClosedError("Stream is closed")
+        obj = handles[i]
+        if args is not None and spec.handles[i].kind == "scalar":
+            given = args[spec.params.index(spec.handles[i])]
+            if given is not obj:
+                return
+        raise ClosedError(f"{type(obj).__name__} {spec.handles[i].name} of {spec.function_name} is closed")
+    raise error_for(st, ffi.string(c.function).decode() if c.function != _NULL else None)
+
+
+def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=None):
+    """Allocate the outputs left out (each appended to ``made``); (the call buffer, the handle
+    arguments, the arguments of the generic C call)."""
+    c = getattr(_tls, "c", None) or _call_buffer()
+    for i, p in enumerate(spec.params):
+        if p.role == "out" and values[i] is None:
+            values[i] = _new_out(c, spec, inputs, state)
+            made.append(values[i])
+    handles = [v for v, p in zip(values, spec.params) if p.kind in _HANDLE_KINDS]
+    cargs = [(v._o if v is not None else _NULL) if p.kind in _HANDLE_KINDS else v
+             for v, p in zip(values, spec.params)]
+    return c, handles, cargs
+
+
+def _general(spec: OpSpec, args: tuple, stream, sync: bool):
+    """Every call the generated fast path does not take: host arrays, Scalars to make, values to
+    convert, checks with clear errors.  Then the same fused call.  Numbers take the cached
+    float32 Scalars; when one is released meanwhile (release_cached_scalars() in another
+    thread), the call is made again with Scalars of its own."""
+    try:
+        return _general_call(spec, args, stream, sync, True)
+    except _CachedScalarGone:
+        return _general_call(spec, args, stream, sync, False)
+
+
+class _CachedScalarGone(Exception):
+    pass
+
+
+def _default_state():
+    from .device import default_device
+    return default_device()._state
+
+
+def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
+    if stream is not None and type(stream) is not Stream:
+        raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+    given = [a for a, p in zip(args, spec.params) if p.kind in _TENSOR_KINDS and isinstance(a, Tensor)]
+    numpy_mode = not given
+    if stream is not None:
+        state = stream._device_state
+    elif given:
+        state = given[0]._device_state
+    else:
+        state = _default_state()
+    temps, made, host = [], [], []
+    try:
+        values, inputs = [], []
+        for a, p in zip(args, spec.params):
+            if p.kind in _TENSOR_KINDS:
+                if a is None and p.role == "out":
+                    values.append(None)
+                    continue
+                if a is None:
+                    t = None
+                elif isinstance(a, Tensor):
+                    t = a
+                elif p.role == "out":
+                    raise TypeError(f"{p.name} must be a Tensor or None, not {type(a).__name__}")
+                else:
+                    arr = np.asarray(a)
+                    if arr.dtype == np.float64 and not isinstance(a, np.ndarray):
+                        arr = arr.astype(np.float32)     # a Python list of floats: float32, as torch does
+                    t = Tensor(arr, state)
+                    temps.append(t)
+                    if p.role == "inout" and isinstance(a, np.ndarray):
+                        host.append((t, a))
+                if p.role == "in" and t is not None:
+                    inputs.append(t)
+                values.append(t)
+            elif p.kind == "scalar":
+                values.append((cached and _bound(a)) or _as_scalar(a, p.name, temps))
+            else:
+                values.append(_as_value(p, a))
+        c, handles, cargs = _c_arguments(spec, values, inputs, made, state)
+        if stream is None:
+            anchor = next((v for v, p in zip(values, spec.params) if p.kind in _TENSOR_KINDS and v is not None), None)
+            stream = (anchor._device_state if anchor is not None else state).get_default_stream()
+        st = spec.fused(c, stream._hold_open(), _WAIT if (sync or numpy_mode) else 0, *cargs)
+        if st:
+            _failed(st, c, spec, handles, made, args)    # returns for a cached Scalar released meanwhile
+            made = []
+            raise _CachedScalarGone
+
+        results = [values[i] for i, p in enumerate(spec.params) if p.role in ("out", "inout")]
+        hosted = {}
+        for t, arr in host:                 # in-place on a host array: write the result back
+            if arr.flags.writeable:
+                np.copyto(arr, t.numpy(), casting="unsafe")
+                hosted[id(t)] = arr
+        out = [hosted[id(r)] if id(r) in hosted else (r.numpy() if numpy_mode else r) for r in results]
+        if not numpy_mode:
+            made = []                       # the caller's now
+        return out[0] if len(out) == 1 else tuple(out)
+    finally:
+        for t in made:
+            t.close()
+        for t in temps:
+            t.close()
+
+
+# --- the generated functions -------------------------------------------------------------------
+
+def _signature_text(spec: OpSpec, for_plan: bool) -> str:
+    parts, star = [], False
+    seen_default = False
+    for p in spec.params:
+        if p.role == "out" and not for_plan:
+            continue
+        if p.role == "out" or p.has_default:
+            parts.append(f"{p.name}={p.name}__default" if p.has_default else f"{p.name}=None")
+            seen_default = True
+        elif seen_default:
+            if not star:
+                parts.append("*")
+                star = True
+            parts.append(p.name)
+        else:
+            parts.append(p.name)
+    if not for_plan:
+        if not star:
+            parts.append("*")
+        parts += [f"{p.name}=None" for p in spec.outputs] + ["stream=None", "sync=False"]
+    else:
+        parts.append("repeatable=False")
+    return ", ".join(parts)
+
+
+def _make_function(spec: OpSpec):
+    """The one-call function of an operator, written out for its parameters so the common call
+    (Tensors, float or Scalar scalars, a stream or none) costs a few type checks and one call."""
+    names = [p.name for p in spec.params]
+    tensors = [p for p in spec.params if p.kind in _TENSOR_KINDS]
+    checks = []
+    for p in tensors:
+        checks.append(f"(type({p.name}) is _T or {p.name} is None)" if p.role == "out"
+                      else f"type({p.name}) is _T")
+    body = []
+    scalar_vars = {}
+    values_ok = []
+    for p in spec.params:
+        if p.kind == "scalar":
+            v = f"_s_{p.name}"
+            scalar_vars[p.name] = v
+            body.append(f"        {v} = _f32({p.name}) if type({p.name}) is float else None")
+            body.append(f"        if {v} is None: {v} = _bound({p.name})")
+            values_ok.append(f"{v} is not None")
+        elif p.kind == "int":
+            values_ok.append(f"type({p.name}) is int")
+        elif p.kind == "float":
+            values_ok.append(f"(type({p.name}) is float or type({p.name}) is int)")
+        elif p.kind == "bool":
+            values_ok.append(f"type({p.name}) is bool")
+    anchor = next((p.name for p in tensors if p.role != "out"), None) or (tensors[0].name if tensors else None)
+    cargs = []
+    for p in spec.params:
+        if p.kind in _TENSOR_KINDS:
+            cargs.append(f"{p.name}._o" if p.role != "out" else f"_o_{p.name}._o")
+        elif p.kind == "scalar":
+            cargs.append(f"{scalar_vars[p.name]}._o")
+        else:
+            cargs.append(p.name)
+    handle_objs = []
+    for p in spec.params:
+        if p.kind in _TENSOR_KINDS:
+            handle_objs.append(p.name if p.role != "out" else f"_o_{p.name}")
+        elif p.kind == "scalar":
+            handle_objs.append(scalar_vars[p.name])
+    inputs = ", ".join(p.name for p in spec.tensor_inputs)
+    lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
+    if anchor is not None and all(p.role != "out" or True for p in tensors):
+        cond = " and ".join(checks) or "True"
+        lines.append(f"    if {cond}:")
+        lines += body
+        ok = " and ".join(values_ok + ["(stream is None or type(stream) is _S)"])
+        lines.append(f"        if {ok}:")
+        lines.append("            if stream is None:")
+        lines.append(f"                stream = {anchor}._device_state.get_default_stream()")
+        lines.append("            try:")
+        lines.append("                c = _tls.c")
+        lines.append("            except AttributeError:")
+        lines.append("                c = _call_buffer()")
+        made = []
+        key = ", ".join(f"{p.name}.shape, {p.name}.dtype" for p in spec.tensor_inputs)
+        for p in spec.outputs:
+            lines.append(f"            _o_{p.name} = {p.name}")
+            lines.append(f"            if _o_{p.name} is None:")
+            if spec.tensor_inputs:       # the output's layout from the memo, allocated in C
+                lines.append(f"                _lay = _layouts.get(({key},))")
+                lines.append("                if _lay is None:")
+                lines.append(f"                    _lay = _layout(_SPEC, ({inputs},))")
+                lines.append(f"                _ds = {spec.tensor_inputs[0].name}._device_state")
+                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[0], _lay[3], _lay[4])")
+                lines.append("                if st:")
+                lines.append("                    _alloc_failed(st, c)")
+                lines.append(f"                _o_{p.name} = _made(c, _lay, _ds)")
+            else:
+                lines.append(f"                _o_{p.name} = _new_out(c, _SPEC, ())")
+            made.append(f"_o_{p.name}")
+        lines.append(f"            st = _fused(c, stream._o, _WAIT if sync else 0, {', '.join(cargs)})")
+        lines.append("            if st:")
+        made_expr = "(" + "".join(f"*(({m},) if {p.name} is None else ()), " for m, p in zip(made, spec.outputs)) + ")"
+        lines.append(f"                _failed(st, c, _SPEC, ({', '.join(handle_objs)},), {made_expr}, "
+                     f"({', '.join(names)},))")
+        results = [(p.name if p.role == "inout" else f"_o_{p.name}") for p in spec.results]
+        lines.append("            else:")
+        lines.append(f"                return {', '.join(results) if results else 'None'}")
+    lines.append(f"    return _general(_SPEC, ({', '.join(names)}{',' if names else ''}), stream, sync)")
+    src = "\n".join(lines) + "\n"
+    env = {"_T": Tensor, "_S": Stream, "_f32": lookup_float32, "_bound": _bound, "_tls": _tls,
+           "_call_buffer": _call_buffer, "_new_out": _new_out, "_fused": spec.fused, "_WAIT": _WAIT,
+           "_layouts": _layouts, "_layout": _layout, "_empty": _empty, "_alloc_failed": _alloc_failed,
+           "_made": _made,
+           "_failed": _failed, "_general": _general, "_SPEC": spec}
+    for p in spec.params:
+        if p.has_default:
+            env[f"{p.name}__default"] = p.default
+    exec(compile(src, f"<pyacl_hardgrad.ops {spec.name}>", "exec"), env)
+    fn = env[spec.function_name]
+    fn.__module__ = __name__
+    fn.__doc__ = _function_doc(spec)
+    fn._source = src
+    return fn
+
+
+def _function_doc(spec: OpSpec) -> str:
+    head = spec.doc or f"{spec.name} (generic two-phase call)."
+    params = ", ".join(f"{p.name} ({p.ctype}{', output' if p.role == 'out' else ''}"
+                       f"{', in-place' if p.role == 'inout' else ''})" for p in spec.params)
+    return (f"{head}\n\n{spec.name}({params}).  Returns the output Tensor(s), enqueued on ``stream`` "
+            "(default: the device's default stream) and not waited for unless ``sync``; called with host "
+            "arrays only, it waits and returns numpy.  Outputs left out are allocated (broadcast shape, "
+            "promoted dtype).")
+
+
+# --- plans --------------------------------------------------------------------------------------
+
+class Plan(CHandle):
+    """Base of the generated plan classes: phase 1 at construction, ``run()`` is phase 2."""
+
+    _spec: OpSpec
+
+    def _make(self, args: tuple, repeatable: bool) -> None:
+        spec = self._spec
+        temps, made = [], []
+        values = []
         try:
-            for obj in (*tensors, *scalars):
-                deps.append(obj._res.retain())
-            size, exe = _phase1_buffers()
-            check(status_fn(size, exe), self._OP + "GetWorkspaceSize")
-            executor, workspace_size = exe[0], int(size[0])
-            box = [executor]
-            if repeatable:
-                st = lib.aclSetAclOpExecutorRepeatable(executor)
-                if st:
-                    _destroy_executor(box)
-                    check(st, "aclSetAclOpExecutorRepeatable")
-        except BaseException:
-            for d in reversed(deps):
-                d.release()
-            raise
-        self._box = box
-        self.workspace_size = workspace_size
+            inputs = []
+            for a, p in zip(args, spec.params):
+                if p.kind in _TENSOR_KINDS:
+                    if not isinstance(a, Tensor) and not (a is None and p.role == "out"):
+                        raise TypeError(f"{p.name} must be a Tensor, not {type(a).__name__}")
+                    if p.role == "in":
+                        inputs.append(a)
+                    values.append(a)
+                elif p.kind == "scalar":
+                    values.append(_as_scalar(a, p.name, temps))
+                else:
+                    values.append(_as_value(p, a))
+            c, handles, cargs = _c_arguments(spec, values, inputs, made)
+            st = spec.planner(c, 1 if repeatable else 0, *cargs)
+            if st:
+                _failed(st, c, spec, handles, made)
+            made = []
+            self._own(c.made)
+            c.made = _NULL
+        finally:
+            for t in made:
+                t.close()
+            for s in temps:
+                s.close()     # the plan holds its own reference
+        self.workspace_size = int(lib.hgb_plan_workspace_size(self._o))
         self.repeatable = bool(repeatable)
-        self.out = out
-        self._tensors = tensors
-        # The `_pending` cells of the tensors (shared with their views): each run records
-        # its stream there so numpy()/copy_from() wait for it.  Both operators take 3.
-        self._cells = tuple(t._pending for t in tensors)
-        self._workspace: DeviceMemory | None = None
+        results = [values[i] for i, p in enumerate(spec.params) if p.role in ("out", "inout")]
+        self.out = results[0] if len(results) == 1 else tuple(results)
+        anchor = next(v for v, p in zip(values, spec.params) if p.kind in _TENSOR_KINDS and v is not None)
+        self._state = anchor._device_state
         self._runs = 0
-        self._pinned = None               # the stream this (repeatable) plan last pinned itself to
-        self._fast = _NO_STREAM           # the stream whose runs take run()'s fast path
-        self._ws_ptr = _NULL              # the plan's own workspace (NULL until allocated)
-        self._phase2 = self._PHASE2
-        self._unpin_lists: list = []      # the `_unpin` lists of every stream it is pinned on
-        self._adopt(_Res(type(self).__name__, lambda: _destroy_executor(box), deps),
-                    _close_plan, self._unpin_lists)
-
-    def close(self) -> None:
-        """Destroy the executor (once no queued run needs it) and drop the plan's references."""
-        super().close()
-        self._tensors = ()
-        self._cells = ()
-        self._workspace = None
-        self._pinned = None
-        self._fast = _NO_STREAM
 
     @property
     def runs(self) -> int:
@@ -125,381 +533,239 @@ class _Plan(Handle):
         """True for a one-shot plan that has run (it cannot run again)."""
         return not self.repeatable and self._runs > 0
 
-    def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False) -> Tensor:
-        """Phase 2 on ``stream`` (default: the out tensor's device's default stream).
+    def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False):
+        """Phase 2 on ``stream`` (default: the device's default stream).
 
-        ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the
-        plan allocates one (kept for later runs).  Returns ``out``, without waiting unless
+        ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the plan
+        uses its own (allocated on the first run that needs it).  The stream holds the plan (and
+        the workspace) until its next synchronize().  Returns ``out``, without waiting unless
         ``sync`` (then as ``stream.synchronize()``).
         """
-        if stream is self._fast and workspace is None and self._live[0] and stream._live[0]:
-            # Steady state of a repeatable plan: pinned on this stream, its own workspace (or
-            # none), so nothing to check or hold beyond the two open flags.
-            st = self._phase2(self._ws_ptr, self.workspace_size, self._box[0], stream._handle)
-            if st:
-                check(st, self._OP)
-            self._runs += 1
-            if sync and not stream._pending and not stream._unpin:
-                # Nothing for a synchronize() to release: wait directly.  Two calls into C
-                # (launch, wait) measure faster than one that does both: the worker starts
-                # while this thread returns from the first.
-                st = _sync_stream(stream._handle)
-                if not st:
-                    return self.out
-            a, b, c = self._cells
-            a[0] = b[0] = c[0] = stream
-            if st:
-                check(st, "aclrtSynchronizeStream")
-            if sync:
-                stream.synchronize()
-            return self.out
-        out = self._run(workspace, stream)
-        if sync:
-            (stream if stream is not None else out._device_state.get_default_stream()).synchronize()
-        return out
-
-    def _run(self, workspace, stream) -> Tensor:
         if not self._live[0]:
             self._check_open()
-        executor = self._box[0]
-        if executor is None:
+        if stream is None:
+            stream = self._state.get_default_stream()
+        elif type(stream) is not Stream:
+            raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+        w = _NULL
+        if workspace is not None:
+            if not isinstance(workspace, DeviceMemory):
+                raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
+                                f"{type(workspace).__name__}")
+            if self.workspace_size:
+                if workspace.nbytes < self.workspace_size:
+                    raise ValueError(f"workspace of {workspace.nbytes} bytes, {self.workspace_size} needed")
+                w = workspace._o
+        try:
+            c = _tls.c
+        except AttributeError:
+            c = _call_buffer()
+        st = _plan_run(c, self._o, stream._o, w, 0)
+        if st:
+            self._run_failed(st, c, stream, workspace)
+        self._runs += 1
+        if sync:
+            st = _sync(stream._o)
+            if st:
+                sync_failed(stream, st)
+        return self.out
+
+    def _run_failed(self, st, c, stream, workspace):
+        if st == _CONSUMED:
             raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
                                     "create it with repeatable=True to run it again")
-        if stream is None:
-            stream = self.out._device_state.get_default_stream()
-        if type(stream) is not Stream:
-            raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
-        if not stream._live[0]:
-            stream._check_open()
-        if self.repeatable and stream is not self._pinned:
-            # Held until the plan is closed and the stream has synced since: steady-state
-            # runs on the same stream then cost no retain/release at all.
-            stream._pin(self._res, self._unpin_lists)
-            self._pinned = stream
-        size = self.workspace_size
-        if size == 0:
-            ws_ptr = _NULL
-        else:
-            if workspace is None:
-                if self._workspace is None:
-                    self._workspace = Workspace(self.out._device_state, size)
-                    self._res._deps += (self._workspace._res.retain(),)
-                    self._workspace.close()     # the plan's reference keeps it
-                    self._ws_ptr = self._workspace._ptr
-                ws_ptr = self._ws_ptr
-            else:
-                if not isinstance(workspace, DeviceMemory):
-                    raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
-                                    f"{type(workspace).__name__}")
-                if workspace.nbytes < size:
-                    raise ValueError(f"workspace of {workspace.nbytes} bytes, {size} needed")
-                ws_ptr = workspace.ptr
-                stream._keep(workspace._res)
-        st = self._phase2(ws_ptr, size, executor, stream._handle)
-        if st:
-            check(st, self._OP)
-        self._runs += 1
-        if self.repeatable:
-            if workspace is None:
-                self._fast = stream             # later runs here take the fast path
-        else:
-            self._box[0] = None              # the run owns the executor now
-            stream._keep(self._res)          # tensors, scalars live until the stream syncs
-        a, b, c = self._cells
-        a[0] = b[0] = c[0] = stream
-        return self.out
+        if st == _CLOSED:
+            raise ClosedError(f"{(type(self).__name__, 'Stream', 'workspace')[c.index]} is closed")
+        raise error_for(st, ffi.string(c.function).decode())
 
     def __repr__(self):
         state = "closed" if self.closed else ("consumed" if self.consumed else "ready")
-        return f"<{type(self).__name__} workspace_size={self.workspace_size} {state}>"
+        return f"<{type(self).__name__} workspace_size={getattr(self, 'workspace_size', '?')} {state}>"
 
 
-def _as_scalar(value, owned: list, name: str) -> Scalar:
-    if isinstance(value, Scalar):
-        return value
-    if isinstance(value, (str, bytes, bytearray)) or value is None:
-        raise TypeError(f"{name} must be a real number or a Scalar, not {type(value).__name__} {value!r:.40}")
-    number = _args.real(value, name)
-    s = Scalar(number, "float32")
-    owned.append(s)
-    return s
+_plan_run = lib.hgb_plan_run
+_sync = lib.hgb_stream_sync
 
 
-class HardtanhBackwardPlan(_Plan):
-    """Phase 1 of aclnnHardtanhBackward(gradOutput, self, min, max, out).
+def _make_plan_class(spec: OpSpec):
+    names = [p.name for p in spec.params]
+    src = (f"def __init__(_plan, {_signature_text(spec, True)}):\n"
+           f"    _plan._make(({', '.join(names)}{',' if names else ''}), repeatable)\n")
+    env = {f"{p.name}__default": p.default for p in spec.params if p.has_default}
+    exec(compile(src, f"<pyacl_hardgrad.ops {spec.plan_name}>", "exec"), env)
+    doc = (f"Phase 1 of {spec.name}({', '.join(p.name for p in spec.params)}): ``workspace_size``, an "
+           "executor and ``out`` (allocated when None).  ``repeatable=True`` calls "
+           "aclSetAclOpExecutorRepeatable so ``run()`` may be repeated.")
+    cls = type(spec.plan_name, (Plan,), {"__init__": env["__init__"], "_spec": spec, "__doc__": doc,
+                                         "__module__": __name__})
+    return cls
 
-    ``min_val`` / ``max_val``: a float (made into a float32 Scalar) or a Scalar.
-    ``repeatable=True`` calls aclSetAclOpExecutorRepeatable so ``run()`` may be repeated.
-    """
 
-    _OP = "aclnnHardtanhBackward"
-    _PHASE2 = staticmethod(_ht_phase2)
+# --- the operator table -------------------------------------------------------------------------
 
-    def __init__(plan, grad_output: Tensor, self: Tensor, min_val=-1.0, max_val=1.0, out: Tensor | None = None,
-                 repeatable: bool = False):
-        _check_tensors(grad_output, self, out)
-        owned: list[Scalar] = []
-        created = None
+_specs: dict[str, OpSpec] = {}
+_unsupported: dict[str, str] = {}
+_keep_names: list = []          # C strings the handle layer keeps pointers to (ABI-mode operators)
+
+
+def _entries(table: dict) -> dict:
+    entries = {k: dict(v) for k, v in _BUILTIN_ENTRIES.items()}
+    for name, e in table.get("entries", {}).items():
+        entries.setdefault(name, {}).update(e)
+    return entries
+
+
+def _abi_entry_points(desc: dict, ffi2, lib2):
+    """The fused call and plan constructor of an operator declared at run time (ABI mode): the
+    same generic steps as the generated ones, through hgb_begin / hgb_finish."""
+    name, params = desc["name"], desc["params"]
+    phase1 = getattr(lib2, name + "GetWorkspaceSize")
+    phase2 = ffi.cast("hgb_phase2_fn", int(ffi2.cast("uintptr_t", ffi2.addressof(lib2, name))))
+    n1 = ffi.new("char[]", (name + "GetWorkspaceSize").encode())
+    n2 = ffi.new("char[]", name.encode())
+    _keep_names.extend((n1, n2, phase2))
+    kinds = [p["kind"] for p in params]
+
+    def prepare(c, args):
+        objs = [a for a, k in zip(args, kinds) if k in _HANDLE_KINDS]
+        arr = ffi.new("hgb_obj *[]", max(len(objs), 1))
+        for i, o in enumerate(objs):
+            arr[i] = o
+        cargs = []
+        for a, k in zip(args, kinds):
+            if k in _HANDLE_KINDS:
+                cargs.append(0 if a == _NULL else int(ffi.cast("uintptr_t", lib.hgb_obj_handle(a))))
+            else:
+                cargs.append(a)
+        ws = int(ffi.cast("uintptr_t", ffi.addressof(c, "workspace_size")))
+        ex = int(ffi.cast("uintptr_t", ffi.addressof(c, "executor")))
+        return arr, len(objs), cargs + [ws, ex]
+
+    def fused(c, stream, flags, *args):
+        arr, n, cargs = prepare(c, args)
+        st = lib.hgb_begin(c, stream, arr, n)
+        if st:
+            return st
+        st = phase1(*cargs)
+        return lib.hgb_finish(c, st, arr, n, stream, flags, phase2, n1, n2)
+
+    def planner(c, repeatable, *args):
+        arr, n, cargs = prepare(c, args)
+        st = lib.hgb_begin(c, _NULL, arr, n)
+        if st:
+            return st
+        st = phase1(*cargs)
+        return lib.hgb_plan_finish(c, st, arr, n, repeatable, phase2, n1, n2)
+
+    return fused, planner
+
+
+def _abi_value_type(ctype: str) -> str:
+    t = " ".join(ctype.replace("const ", "").split())
+    return "_Bool" if t == "bool" else t
+
+
+def _abi_declarations(ops: list[dict]) -> str:
+    out = ["typedef int aclDataType; typedef int aclFormat;\n"]
+    for op in ops:
+        ps = ", ".join("uintptr_t" if p["kind"] in _HANDLE_KINDS else _abi_value_type(p["type"])
+                       for p in op["params"])
+        out.append(f"int32_t {op['name']}GetWorkspaceSize({ps}{', ' if ps else ''}uintptr_t, uintptr_t);\n")
+        out.append(f"int32_t {op['name']}(uintptr_t, uint64_t, uintptr_t, uintptr_t);\n")
+    return "".join(out)
+
+
+def _cann_include_dirs() -> list:
+    from pathlib import Path
+    import platform
+    root = BACKEND.root
+    if not root:
+        return []
+    m = platform.machine().lower()
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m) + "-linux"
+    dirs = [Path(root) / "include" / "aclnnop", Path(root) / arch / "include" / "aclnnop"]
+    return [d for d in dirs if d.is_dir()]
+
+
+def _discover_cann(known: set, entries: dict) -> None:
+    """Operators of the installed CANN's headers that the binding was not compiled with."""
+    from pathlib import Path
+    import cffi
+    headers = [h for d in _cann_include_dirs() for h in sorted(d.rglob("*.h"))]
+    if not headers:
+        return
+    found, skipped = _signatures.read_headers(headers)
+    _unsupported.update({k: v for k, v in skipped.items() if k not in known})
+    new = [op for op in found if op["name"] not in known]
+    if not new:
+        return
+    libdir = Path(BACKEND.library_files[-1]).parent
+    candidates = [Path(BACKEND.library_files[-1])] + sorted(p for p in libdir.glob("libopapi*.so")
+                                                            if str(p) != BACKEND.library_files[-1])
+    opened = []
+    for path in candidates:
+        ffi2 = cffi.FFI()
         try:
-            lo, hi = _as_scalar(min_val, owned, "min_val"), _as_scalar(max_val, owned, "max_val")
-            if out is None:
-                out = created = Tensor.empty(grad_output.shape, grad_output.dtype, _device_of(grad_output))
-            g, x, o, a, b = grad_output.handle, self.handle, out.handle, lo.handle, hi.handle
-            plan._plan(lambda size, exe: lib.aclnnHardtanhBackwardGetWorkspaceSize(g, x, a, b, o, size, exe),
-                       (grad_output, self, out), (lo, hi), out, repeatable)
-        except BaseException:
-            if created is not None:
-                created.close()
-            raise
-        finally:
-            for s in owned:
-                s.close()   # the plan holds its own reference
+            ffi2.cdef(_abi_declarations(new))
+            opened.append((ffi2, ffi2.dlopen(str(path)), str(path)))
+        except (OSError, cffi.CDefError) as exc:
+            for op in new:
+                _unsupported.setdefault(op["name"], f"cannot declare it from {path}: {exc}")
+            return
+    for op in new:
+        for ffi2, lib2, path in opened:
+            try:
+                getattr(lib2, op["name"] + "GetWorkspaceSize")
+                getattr(lib2, op["name"])
+            except AttributeError:
+                continue
+            fused, planner = _abi_entry_points(op, ffi2, lib2)
+            _register(op, entries.get(op["name"], {}), fused, planner, path)
+            break
+        else:
+            _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so loaded"
 
 
-_PROMOTE = {
-    (float16, float32): float32, (float32, float16): float32,
-    (bfloat16, float32): float32, (float32, bfloat16): float32,
-    (float16, bfloat16): float32, (bfloat16, float16): float32,
-}
+def _register(desc: dict, entry: dict, fused, planner, source: str) -> None:
+    spec = OpSpec(desc, entry, fused, planner, source)
+    _specs[spec.name] = spec
+    fn = _make_function(spec)
+    plan = _make_plan_class(spec)
+    spec.function, spec.plan = fn, plan
+    globals()[spec.function_name] = fn
+    globals()[spec.plan_name] = plan
+    __all__.extend((spec.function_name, spec.plan_name))
+
+
+def _build() -> None:
+    import json
+    table = json.loads(ffi.string(lib.hgb_operator_table()).decode())
+    entries = _entries(table)
+    _unsupported.update(table.get("skipped", {}))
+    for desc in table["operators"]:
+        name = desc["name"]
+        _register(desc, entries.get(name, {}), getattr(lib, f"hgb_call_{name}"), getattr(lib, f"hgb_plan_{name}"),
+                  "binding")
+    if BACKEND.name == "cann":
+        _discover_cann(set(_specs), entries)
+
+
+def operators() -> dict[str, OpSpec]:
+    """Every operator offered, by aclnn name (``spec.function``, ``spec.plan``, ``spec.params``)."""
+    return dict(_specs)
+
+
+def unsupported() -> dict[str, str]:
+    """Operators found in headers but not offered, with the reason."""
+    return dict(_unsupported)
+
+
+_build()
 
 
 def hardsigmoid_result_dtype(grad_dtype, self_dtype) -> np.dtype:
-    """The dtype CANN promotes gradOutput x self to (the default out dtype)."""
-    g, s = np.dtype(grad_dtype), np.dtype(self_dtype)
-    if g == s:
-        return g
-    return _PROMOTE.get((g, s), g)
+    """The default out dtype of a two-input operator (kept name; see :func:`result_dtype`)."""
+    return result_dtype(grad_dtype, self_dtype)
 
 
-class HardsigmoidBackwardPlan(_Plan):
-    """Phase 1 of aclnnHardsigmoidBackward(gradOutput, self, out).  When ``out`` is None it is
-    allocated with the promoted dtype of gradOutput and self."""
-
-    _OP = "aclnnHardsigmoidBackward"
-    _PHASE2 = staticmethod(_hs_phase2)
-
-    def __init__(plan, grad_output: Tensor, self: Tensor, out: Tensor | None = None, repeatable: bool = False):
-        _check_tensors(grad_output, self, out)
-        created = None
-        if out is None:
-            out = created = Tensor.empty(grad_output.shape, hardsigmoid_result_dtype(grad_output.dtype, self.dtype),
-                                         _device_of(grad_output))
-        try:
-            g, x, o = grad_output.handle, self.handle, out.handle
-            plan._plan(lambda size, exe: lib.aclnnHardsigmoidBackwardGetWorkspaceSize(g, x, o, size, exe),
-                       (grad_output, self, out), (), out, repeatable)
-        except BaseException:
-            if created is not None:
-                created.close()
-            raise
-
-
-def _device_of(t: Tensor):
-    return t._device_state
-
-
-def _check_tensors(grad_output, self, out) -> None:
-    for name, t in (("grad_output", grad_output), ("self", self), ("out", out)):
-        if not isinstance(t, Tensor) and (t is not None or name != "out"):
-            raise TypeError(f"{name} must be a Tensor, not {type(t).__name__}")
-
-
-def _prepare(arrays: list, out):
-    """Tensors for every argument; (tensors, temporaries, numpy_mode)."""
-    from .device import default_device
-    objs = [a for a in (*arrays, out) if isinstance(a, Tensor)]
-    numpy_mode = not objs
-    state = objs[0]._device_state if objs else default_device()._state
-    temps, tensors = [], []
-    try:
-        for a in arrays:
-            if isinstance(a, Tensor):
-                tensors.append(a)
-            else:
-                t = Tensor(a, state)
-                temps.append(t)
-                tensors.append(t)
-        if out is not None and not isinstance(out, Tensor):
-            raise TypeError("out must be a Tensor")
-    except BaseException:
-        for t in temps:
-            t.close()
-        raise
-    return tensors, temps, numpy_mode
-
-
-def _finish(plan, temps, numpy_mode, stream, sync=False):
-    try:
-        out = plan.run(None, stream, sync=sync)
-        if numpy_mode:
-            return out.numpy()
-        return out
-    finally:
-        plan.close()
-        for t in temps:
-            t.close()
-        if numpy_mode:
-            plan.out.close()
-
-
-def _bound(value):
-    """A Scalar for a one-call bound without creating one per call: the cached float32 Scalar
-    for a float/int, the Scalar itself when open; None sends the call down the general path."""
-    t = type(value)
-    if t is float or t is int:
-        return cached_float32(value)
-    if t is Scalar and value._live[0]:
-        return value
-    return None
-
-
-def _launch(status, size, exe, phase2, op, deps, stream, g, x, o):
-    """Phase 2 of a one-call operator whose phase 1 returned ``status``.  ``deps`` are
-    retained; on success the stream takes them over (held until it syncs), else they are
-    released here."""
-    try:
-        if status:
-            check(status, op + "GetWorkspaceSize")
-        executor, ws_size = exe[0], size[0]
-        ws_ptr = _NULL
-        if ws_size:
-            try:
-                ws = Workspace(o._device_state, ws_size)
-            except BaseException:
-                _destroy_executor([executor])
-                raise
-            ws_ptr = ws._ptr
-            deps += (ws._res,)               # the launch takes over the workspace's reference
-            ws._finalizer.detach()
-        status = phase2(ws_ptr, ws_size, executor, stream._handle)
-        if status:
-            _destroy_executor([executor])    # not consumed by a failed launch
-            check(status, op)
-    except BaseException:
-        release_all(deps)
-        raise
-    _hand_over(stream, deps, g, x, o)
-    return o
-
-
-def _hand_over(stream, deps, g, x, o) -> None:
-    """After a launch: the stream owns ``deps`` (retained) until it syncs; one entry for
-    repeated identical calls.  The tensors record the stream so numpy() waits for it."""
-    pending = stream._pending
-    if pending and pending[-1] == deps:      # the same resources are held already
-        release_all(deps)
-    else:
-        pending.append(deps)
-        if len(pending) > _PENDING_LIMIT:
-            stream.synchronize()
-    g._pending[0] = x._pending[0] = o._pending[0] = stream
-
-
-def _fused_buffers():
-    b = _tls.fused = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("int[3]"))
-    return b
-
-
-def _after_fused(st, info, size, exe, phase2, op, deps, stream, sync, g, x, o):
-    """Every outcome of a fused call (see _build/fused_calls.h) but a finished wait in C: a
-    launch the stream now holds, a workspace to supply, errors.  Returns ``o``, or None when a
-    resource was already released (the caller's general path then names it)."""
-    step = info[0]
-    if info[1]:
-        finish_dropped(deps, info[1])
-    if step == _STEP_RETAIN:
-        return None
-    if st == 0 and step == _STEP_PHASE1:     # phase 1 wants a workspace; deps are held
-        _launch(0, size, exe, phase2, op, deps, stream, g, x, o)
-    elif step == _STEP_SYNC:
-        if st:                               # launched, the wait failed: deps are still held
-            _hand_over(stream, deps, g, x, o)
-            check(st, "aclrtSynchronizeStream")
-        return o                             # waited in C, deps already let go
-    elif st:
-        check(st, op + "GetWorkspaceSize" if step == _STEP_PHASE1 else op)
-    else:                                    # launched without waiting: deps are held
-        _hand_over(stream, deps, g, x, o)
-    if sync:
-        stream.synchronize()
-    return o
-
-
-def hardtanh_backward(grad_output, self, min_val=-1.0, max_val=1.0, *, out: Tensor | None = None, stream=None,
-                      sync: bool = False):
-    """Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self is
-    NaN), else 0.  Returns the out Tensor, enqueued on ``stream`` (default: the device's
-    default stream) and not waited for unless ``sync`` (which waits for the stream as
-    ``stream.synchronize()`` does); called with numpy arrays only, it waits and returns a numpy
-    array."""
-    if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
-        # Fast path: Tensors and a stream, bounds from the float32 Scalar cache, no plan object;
-        # holding the five resources, phase 1, phase 2 and the wait are one crossing into C.
-        lo = _float32_cache.get(min_val) if type(min_val) is float else None
-        if lo is None:
-            lo = _bound(min_val)
-        hi = _float32_cache.get(max_val) if type(max_val) is float else None
-        if hi is None:
-            hi = _bound(max_val)
-        if (lo is not None and hi is not None and grad_output._live[0] and self._live[0]
-                and out._live[0]):
-            if stream is None:
-                stream = out._device_state.get_default_stream()
-            if type(stream) is Stream and stream._live[0]:
-                try:
-                    size, exe, info = _tls.fused
-                except AttributeError:
-                    size, exe, info = _fused_buffers()
-                # Waiting in C is only right when the stream holds nothing to release after.
-                wait = sync and not stream._pending and not stream._unpin
-                st = _ht_fused(grad_output._handle, self._handle, lo._handle, hi._handle, out._handle,
-                               stream._handle, _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt,
-                               lo._cnt, hi._cnt, size, exe, info)
-                if wait and not st and not info[1] and info[0] == _STEP_SYNC:
-                    return out                   # done: the work has finished, nothing is held
-                deps = (grad_output._res, self._res, out._res, lo._res, hi._res)   # in the order of the counts
-                r = _after_fused(st, info, size, exe, _ht_phase2, "aclnnHardtanhBackward", deps, stream,
-                                 sync, grad_output, self, out)
-                if r is not None:
-                    return r
-    (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
-    try:
-        plan = HardtanhBackwardPlan(g, x, min_val, max_val, out)
-    except BaseException:
-        for t in temps:
-            t.close()
-        raise
-    return _finish(plan, temps, numpy_mode, stream, sync)
-
-
-def hardsigmoid_backward(grad_output, self, *, out: Tensor | None = None, stream=None, sync: bool = False):
-    """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0,
-    in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise.
-    ``stream`` and ``sync`` as for :func:`hardtanh_backward`."""
-    if type(out) is Tensor and type(grad_output) is Tensor and type(self) is Tensor:
-        if grad_output._live[0] and self._live[0] and out._live[0]:
-            if stream is None:
-                stream = out._device_state.get_default_stream()
-            if type(stream) is Stream and stream._live[0]:
-                try:
-                    size, exe, info = _tls.fused
-                except AttributeError:
-                    size, exe, info = _fused_buffers()
-                wait = sync and not stream._pending and not stream._unpin
-                st = _hs_fused(grad_output._handle, self._handle, out._handle, stream._handle,
-                               _WAIT if wait else _KEEP, grad_output._cnt, self._cnt, out._cnt, size, exe, info)
-                if wait and not st and not info[1] and info[0] == _STEP_SYNC:
-                    return out
-                deps = (grad_output._res, self._res, out._res)
-                r = _after_fused(st, info, size, exe, _hs_phase2, "aclnnHardsigmoidBackward", deps, stream,
-                                 sync, grad_output, self, out)
-                if r is not None:
-                    return r
-    (g, x), temps, numpy_mode = _prepare([grad_output, self], out)
-    try:
-        plan = HardsigmoidBackwardPlan(g, x, out)
-    except BaseException:
-        for t in temps:
-            t.close()
-        raise
-    return _finish(plan, temps, numpy_mode, stream, sync)
+__all__.append("hardsigmoid_result_dtype")

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _args
 from ._binding import ffi, lib
-from ._lifetime import CHandle, _Res
+from ._lifetime import CHandle
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, recent_error_message, warn_status
 
@@ -28,8 +28,11 @@ class Scalar(CHandle):
             raise AclnnParamError(lib.ACLNN_ERR_PARAM_INVALID, "aclCreateScalar",
                                   recent_error_message() or f"cannot create a {npdt} scalar")
         self._handle = handle
-        self._adopt(_Res("Scalar", lambda: warn_status(lib.aclDestroyScalar(handle), "aclDestroyScalar",
-                                                       stacklevel=4)))
+        try:
+            self._own(lib.hgb_obj_new(lib.HGB_KIND_SCALAR, handle, 0, [], 0, 1))
+        except BaseException:
+            warn_status(lib.aclDestroyScalar(handle), "aclDestroyScalar")
+            raise
 
     def __float__(self):
         return float(self.value)
@@ -85,6 +88,11 @@ def _cache_key(value: float):
     if value == 0.0:
         return ("zero", math.copysign(1.0, value))
     return value
+
+
+# The cached Scalar of a float (None when not cached yet, or for zeros and NaN): a dict lookup,
+# for the operators' argument conversion.
+lookup_float32 = _float32_cache.get
 
 
 def cached_float32(value) -> "Scalar | None":

@@ -5,7 +5,7 @@ import threading
 
 from . import _args
 from ._binding import ffi, lib
-from ._lifetime import CHandle, _Res, release_all
+from ._lifetime import CHandle, hold
 from .errors import ClosedError, check, warn_status
 
 __all__ = ["Stream", "Event"]
@@ -98,10 +98,8 @@ class _HostCalls:
 _host_calls = _HostCalls()
 
 _tls = threading.local()
-_sync_stream = lib.aclrtSynchronizeStream
-# Entries held for unsynchronised work; past this many the stream is synchronised so the
-# list cannot grow without bound when a caller never waits.
-_PENDING_LIMIT = 4096
+_sync_obj = lib.hgb_stream_sync
+_CLOSED = lib.HGB_CLOSED
 
 
 def _out_buffers():
@@ -112,57 +110,21 @@ def _out_buffers():
     return b
 
 
-def _destroy_stream(handle, pending: list, pins: dict, gone: threading.Event, destroy: bool = True) -> None:
-    try:
-        warn_status(lib.aclrtSynchronizeStream(handle), "aclrtSynchronizeStream", stacklevel=4)
-        if destroy:                  # a borrowed stream (from_handle) stays with its owner
-            warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream", stacklevel=4)
-    finally:
-        _drop_pending(pending)
-        held = []
-        while pins:                  # popitem() is atomic: each pin is released once
-            try:
-                held.append(pins.popitem()[1][0])
-            except KeyError:
-                break
-        release_all(held)            # an unpin arriving later finds nothing to release
-        gone.set()
-
-
-def _drop_pending(pending: list) -> None:
-    items = pending[:]
-    del pending[:len(items)]
-    _release_entries(items)
-
-
-def _release_entries(items: list) -> None:
-    """Release pending entries: a resource, or a tuple of resources one launch holds."""
-    if len(items) == 1 and type(items[0]) is tuple:      # the usual case: one launch per sync
-        release_all(items[0])
-        return
-    flat = []
-    for e in items:
-        if type(e) is tuple:
-            flat.extend(e)
-        else:
-            flat.append(e)
-    release_all(flat)
+def sync_failed(stream, status: int):
+    """Raise for a failed hgb_stream_sync of ``stream``."""
+    if status == _CLOSED:
+        raise ClosedError("Stream is closed")
+    check(status, "aclrtSynchronizeStream")
 
 
 class Stream(CHandle):
     """An ACL stream of one device; create it with ``device.create_stream()``.
 
-    Work enqueued on it (copies, operators) runs in order, asynchronously.  Resources an
-    enqueued operator uses are kept alive until the next ``synchronize()`` (or close), so
-    closing a tensor right after launching work on it cannot free memory still in use.
-
-    Two kinds of holds:
-      * ``_pending``: entries retained for one launch, released by the next synchronize();
-      * ``_pins``: repeatable plans (id(res) -> (res,)) that ran here.  A pin is taken once and
-        kept across synchronize() calls, so running a plan again costs no retain/release.
-        When the plan is closed (or collected) its finalizer puts its resource on
-        ``_unpin``; the next synchronize() (or the stream's close) drops those pins, i.e.
-        after the work that used them has finished.
+    Work enqueued on it (copies, operators) runs in order, asynchronously.  The stream holds
+    what its queued work uses (the handle layer's list, _build/fused_calls.h) until the next
+    ``synchronize()`` (or close), so closing a tensor or a plan right after launching work on it
+    cannot free memory still in use.  A launch that repeats the previous one's resources (the
+    same plan, the same one-call arguments) adds nothing to the list.
     """
 
     def __init__(self, device, *, _default: bool = False):
@@ -172,20 +134,21 @@ class Stream(CHandle):
         check(lib.aclrtCreateStream(p), "aclrtCreateStream")
         handle = p[0]
         self._handle = handle
-        pending: list = []
-        pins: dict = {}
-        self._pending = pending
-        self._pins = pins
-        self._unpin: list = []
         self._device_state = state
-        gone = self._gone = threading.Event()      # set once the C stream is drained and destroyed
         # The device's own default stream is owned by the device state and must not hold it.
         try:
-            deps = () if _default else (state.res.retain(),)
+            dev = state.res._o if _default else hold(state.res)
         except BaseException:
             warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
             raise
-        self._adopt(_Res("Stream", lambda: _destroy_stream(handle, pending, pins, gone), deps))
+        ctx = state.context if state.context is not None else ffi.NULL
+        o = lib.hgb_stream_new(handle, dev, 0 if _default else 1, ctx)
+        if o == ffi.NULL:
+            warn_status(lib.aclrtDestroyStream(handle), "aclrtDestroyStream")
+            if not _default:
+                lib.hgb_obj_release(dev)
+            raise MemoryError("cannot track a Stream")
+        self._own(o)
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
@@ -206,120 +169,47 @@ class Stream(CHandle):
         h = _as_handle(handle, "stream", null_ok=not own)
         state = _held_state(device)
         self = cls.__new__(cls)
-        pending: list = []
-        pins: dict = {}
-        self._handle, self._pending, self._pins, self._unpin = h, pending, pins, []
+        self._handle = h
         self._device_state = state
         self.owns_handle = bool(own)
-        gone = self._gone = threading.Event()
-        self._adopt(_Res("Stream", lambda: _destroy_stream(h, pending, pins, gone, own), (state.res,)))
+        ctx = state.context if state.context is not None else ffi.NULL
+        o = lib.hgb_stream_new(h, state.res._o, 1, ctx)
+        if o == ffi.NULL:
+            state.res.release()
+            raise MemoryError("cannot track a Stream")
+        if not own:
+            lib.hgb_stream_borrowed(o)
+        self._own(o)
         return self
 
     @property
     def device_id(self) -> int:
         return self._device_state.id
 
-    def _drain(self) -> None:
-        """Wait for the work enqueued so far, also when the stream was closed meanwhile (by
-        another thread, say): while it still exists its queue is waited for, else its
-        destruction is, which drains the queue first."""
-        if self._live[0]:
-            try:
-                self.synchronize()
-                return
-            except ClosedError:          # closed right now by another thread
-                pass
-        try:
-            res = self._res.retain()
-        except Exception:                # released: the destroy drains, then sets _gone
-            self._gone.wait()
-            return
-        try:
-            warn_status(_sync_stream(self._handle), "aclrtSynchronizeStream", stacklevel=3)
-        finally:
-            res.release()
+    def _keep(self, *holders) -> None:
+        """Hold the resources of ``holders`` (handles, or _Res) until the work enqueued so far
+        has finished (the next synchronize())."""
+        objs = [h._o for h in holders]
+        if not lib.hgb_stream_hold(self._hold_open(), objs, len(objs)):
+            raise ClosedError("a resource to keep for the stream has been released")
 
-    def _keep(self, res: _Res) -> None:
-        """Hold res until the work enqueued so far has finished."""
-        pending = self._pending
-        if pending and pending[-1] is res:      # already held until the next sync
-            return
-        res.retain()
-        pending.append(res)
-        if len(pending) > _PENDING_LIMIT:
-            self.synchronize()
-
-    def _pin(self, res: _Res, unpin_lists: list) -> None:
-        """Hold a repeatable plan's res until it is closed and this stream has synced since.
-
-        ``unpin_lists`` is the plan's list of the streams' ``_unpin`` lists its finalizer
-        appends to.  Called before the launch, so a close racing with the launch cannot
-        free the executor under it.
-        """
-        pins = self._pins
-        key = id(res)
-        if key in pins:
-            return
-        if len(pins) >= _PENDING_LIMIT and self._unpin:
-            self.synchronize()           # drop pins of closed plans (bounded growth)
-        res.retain()
-        cell = (res,)
-        # setdefault is atomic: when two threads pin the same plan at once, one cell wins
-        # and the other thread gives its reference back.
-        if pins.setdefault(key, cell) is not cell:
-            res.release()
-            return
-        unpin_lists.append(self._unpin)
-
-    def _sync_slow(self, pending: list) -> None:
-        # Take the entries before waiting: whatever is added meanwhile was launched after
-        # this wait began and must stay held.
-        items = pending[:]
-        del pending[:len(items)]
-        unpin = self._unpin
-        gone = unpin[:]
-        del unpin[:len(gone)]
-        st = _sync_stream(self._handle)
-        if st:
-            pending[:0] = items
-            unpin[:0] = gone
-            check(st, "aclrtSynchronizeStream")
-        if gone:
-            pins = self._pins
-            # pop() is atomic under the GIL: a res is released by exactly one caller
-            # (this sync, or the stream's destruction that cleared pins).
-            items.append(tuple(c[0] for c in (pins.pop(id(r), None) for r in gone) if c is not None))
-        if items:
-            _release_entries(items)
-
-    def synchronize(self) -> None:
-        """Block until everything enqueued on this stream has finished."""
+    def _hold_open(self):
         if not self._live[0]:
             self._check_open()
-        pending = self._pending
-        if not pending:
-            if not self._unpin:              # nothing held (e.g. repeatable plans only)
-                st = _sync_stream(self._handle)
-                if st:
-                    check(st, "aclrtSynchronizeStream")
-                return
-        elif len(pending) == 1 and not self._unpin:
-            # One entry (the steady state of launch + sync).  list.pop() is atomic, and any
-            # entry taken before the wait begins was launched before it, so is covered by
-            # it; a concurrent synchronize() that took it first (IndexError) releases it
-            # after its own wait.
-            try:
-                held = pending.pop()
-            except IndexError:
-                held = ()
-            st = _sync_stream(self._handle)
-            if st:
-                if held != ():
-                    pending.insert(0, held)
-                check(st, "aclrtSynchronizeStream")
-            release_all(held if type(held) is tuple else (held,))
-            return
-        self._sync_slow(pending)
+        return self._o
+
+    def _held(self) -> int:
+        """How many resources the stream holds for queued work right now."""
+        return lib.hgb_stream_held(self._o)
+
+    def synchronize(self) -> None:
+        """Block until everything enqueued on this stream has finished (then let go of what
+        that work held)."""
+        if not self._live[0]:
+            self._check_open()
+        st = _sync_obj(self._o)
+        if st:
+            sync_failed(self, st)
 
     def record(self, event: "Event | None" = None) -> "Event":
         """Record ``event`` (a new one when None) on this stream and return it."""
@@ -371,6 +261,7 @@ class Stream(CHandle):
         ``block`` later work waits for it (ACL_CALLBACK_BLOCK)."""
         _host_calls.launch(self, fn, bool(block))
 
+
     def __repr__(self):
         if self.closed:
             return "<Stream closed>"
@@ -396,8 +287,12 @@ class Event(CHandle):
         handle = p[0]
         self._handle = handle
         self._device_state = state
-        self._adopt(_Res("Event", lambda: warn_status(lib.aclrtDestroyEvent(handle), "aclrtDestroyEvent",
-                                                      stacklevel=4), (state.res.retain(),)))
+        try:
+            dev = hold(state.res)
+        except BaseException:
+            warn_status(lib.aclrtDestroyEvent(handle), "aclrtDestroyEvent")
+            raise
+        self._own(lib.hgb_obj_new(lib.HGB_KIND_EVENT, handle, 0, [dev], 1, 1))
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
@@ -418,8 +313,8 @@ class Event(CHandle):
         self._handle = h
         self._device_state = state
         self.owns_handle = bool(own)
-        release = (lambda: warn_status(lib.aclrtDestroyEvent(h), "aclrtDestroyEvent", stacklevel=4)) if own else None
-        self._adopt(_Res("Event", release, (state.res,)))
+        kind = lib.HGB_KIND_EVENT if own else lib.HGB_KIND_FOREIGN      # borrowed: nothing to destroy
+        self._own(lib.hgb_obj_new(kind, h, 0, [state.res._o], 1, 1))
         return self
 
     def record(self, stream: Stream) -> "Event":

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _args
 from ._binding import ffi, lib
-from ._lifetime import CHandle, Handle, _Res
+from ._lifetime import CHandle, Handle, _Res, hold
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
 from .memory import DeviceMemory, _Hold
@@ -21,6 +21,10 @@ __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
 _AxisError = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError
 _FORMAT_ND = lib.ACL_FORMAT_ND
+_KIND_TENSOR = lib.HGB_KIND_TENSOR
+_gc = ffi.gc
+_forget = lib.hgb_obj_forget
+_wait_for = lib.hgb_tensor_wait
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 
@@ -100,22 +104,10 @@ def _check_registered(ptr: int, first: int, end: int, device_id: int) -> None:
         raise ValueError(f"{where} is memory of device {info.deviceId}, but the tensor is for device {device_id}")
 
 
-def _destroy_tensor(handle):
-    warn_status(lib.aclDestroyTensor(handle), "aclDestroyTensor", stacklevel=5)
-
-
-class _ForeignOwner(_Res):
+def _foreign_owner(obj) -> _Res:
     """Keeps the owner object of a foreign pointer alive as long as tensors use it."""
-
-    __slots__ = ("_obj",)
-
-    def __init__(self, obj):
-        super().__init__("foreign memory")
-        self._obj = obj
-
-    def _finish(self):
-        self._obj = None
-        super()._finish()
+    box = [obj]
+    return _Res("foreign memory", box.clear)
 
 
 class Tensor(CHandle):
@@ -135,7 +127,7 @@ class Tensor(CHandle):
         try:
             if arr.nbytes:
                 mem.copy_from_host(_bytes_of(arr))
-            self._init(mem._res.retain(), mem.ptr, mem._device_state, arr.shape, _row_major(arr.shape), 0,
+            self._init(mem._hold(), mem.ptr, mem._device_state, arr.shape, _row_major(arr.shape), 0,
                        arr.dtype, arr.shape, mem)
         except BaseException:
             mem.close()
@@ -143,8 +135,9 @@ class Tensor(CHandle):
         self._owns_memory = True
 
     # -- construction helpers -------------------------------------------------------------
-    def _init(self, mem_res, data, state, shape, strides, offset, npdtype, storage, memory, pending=None):
-        """Create the aclTensor; takes ownership of ``mem_res`` (released on failure)."""
+    def _init(self, dep, data, state, shape, strides, offset, npdtype, storage, memory):
+        """Create the aclTensor; takes ownership of ``dep`` (a reference to the memory, the base
+        tensor or the owner it views; released on failure)."""
         try:
             shape = tuple(operator.index(d) for d in shape)
             strides = tuple(operator.index(s) for s in strides)
@@ -154,26 +147,24 @@ class Tensor(CHandle):
                 raise ValueError(f"{len(strides)} strides for {ndim} dimensions")
             self.shape, self.strides, self.offset = shape, strides, int(offset)
             self.dtype = npdtype
-            self._acl_dtype = to_acl(npdtype)
+            acl_dtype = to_acl(npdtype)
             self._storage = storage
             self._data = data
             self._memory = memory
             self._device_state = state
-            # The stream that last wrote/read this storage, shared by all views of it.
-            self._pending = [None] if pending is None else pending
             dims = ffi.new("int64_t[]", shape) if ndim else ffi.NULL
             st = ffi.new("int64_t[]", strides) if ndim else ffi.NULL
             sto = ffi.new("int64_t[]", storage) if storage else ffi.NULL
-            handle = lib.aclCreateTensor(dims, ndim, self._acl_dtype, st, self.offset, _FORMAT_ND,
+            handle = lib.aclCreateTensor(dims, ndim, acl_dtype, st, self.offset, _FORMAT_ND,
                                          sto, len(storage), data)
             if handle == ffi.NULL:
                 raise AclnnParamError(lib.ACLNN_ERR_PARAM_INVALID, "aclCreateTensor",
                                       recent_error_message() or "aclCreateTensor returned NULL")
         except BaseException:
-            mem_res.release()
+            lib.hgb_obj_release(dep)
             raise
         self._handle = handle
-        self._adopt(_Res("Tensor", lambda: _destroy_tensor(handle), (mem_res,)))
+        self._own(lib.hgb_obj_new(_KIND_TENSOR, handle, 0, [dep], 1, 1))
 
     @classmethod
     def _new(cls, *args):
@@ -188,7 +179,7 @@ class Tensor(CHandle):
         npdt = to_numpy_dtype(dtype)
         mem = _allocate(device, _check_nbytes(shape, npdt))
         try:
-            t = cls._new(mem._res.retain(), mem.ptr, mem._device_state, shape, _row_major(shape), 0,
+            t = cls._new(mem._hold(), mem.ptr, mem._device_state, shape, _row_major(shape), 0,
                          npdt, shape, mem)
         except BaseException:
             mem.close()
@@ -248,11 +239,16 @@ class Tensor(CHandle):
                     raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) at byte "
                                      f"{ptr - base} of the owner's {mem.nbytes}-byte allocation reaches past its end")
             _check_registered(ptr, lo * npdt.itemsize, (hi + 1) * npdt.itemsize, state.id)
-        dep = owner._res.retain() if isinstance(owner, Handle) else _ForeignOwner(owner)
+        dep = hold(owner) if isinstance(owner, Handle) else _foreign_owner(owner)._o
         return cls._new(dep, ffi.cast("void *", ptr), state, shape, strides, offset, npdt, storage,
                         owner if isinstance(owner, DeviceMemory) else None)
 
     _owns_memory = False
+    _memory = None
+
+    @property
+    def _acl_dtype(self) -> int:
+        return to_acl(self.dtype)
 
     def close(self) -> None:
         """Destroy the aclTensor; memory this tensor allocated is freed once no view uses it."""
@@ -282,6 +278,12 @@ class Tensor(CHandle):
     @property
     def memory(self) -> DeviceMemory | None:
         """The DeviceMemory backing this tensor (None for a foreign pointer)."""
+        if self._memory is None and "_o" in self.__dict__:
+            o = lib.hgb_obj_storage(self._o)        # e.g. memory an operator allocated for its output
+            if o != ffi.NULL and lib.hgb_obj_kind(o) == lib.HGB_KIND_MEMORY:
+                self._memory = DeviceMemory._wrap(o, _numel(self._storage) * self.dtype.itemsize, self._device_state)
+            elif o != ffi.NULL:
+                lib.hgb_obj_release(o)
         return self._memory
 
     @property
@@ -306,8 +308,8 @@ class Tensor(CHandle):
             if lo < 0 or hi >= _numel(self._storage):
                 raise ValueError(f"view (shape={shape}, strides={strides}, offset={offset}) does not fit in the "
                                  f"storage of {_numel(self._storage)} elements")
-        return Tensor._new(self._res.retain(), self._data, self._device_state, shape, strides, offset,
-                           self.dtype, self._storage, self._memory, self._pending)
+        return Tensor._new(self._hold(), self._data, self._device_state, shape, strides, offset,
+                           self.dtype, self._storage, self.memory)
 
     def reshape(self, *shape) -> "Tensor":
         """A contiguous tensor's view with another shape (-1 allowed once)."""
@@ -374,19 +376,11 @@ class Tensor(CHandle):
         return self.view(tuple(shape), tuple(strides), offset)
 
     # -- host copies --------------------------------------------------------------------------
-    @property
-    def _last_stream(self):
-        return self._pending[0]
-
-    @_last_stream.setter
-    def _last_stream(self, stream):
-        self._pending[0] = stream
-
     def _wait(self) -> None:
-        s = self._pending[0]
-        if s is not None:
-            self._pending[0] = None
-            s._drain()
+        """Wait for the stream that last used this tensor's storage (any view of it)."""
+        st = _wait_for(self._o)
+        if st:
+            check(st, "aclrtSynchronizeStream")
 
     def _host_window(self):
         """(first element index, element count) of the storage span the view touches."""
@@ -478,6 +472,25 @@ def _host_array(array, dtype, shape) -> np.ndarray:
         return np.broadcast_to(arr, shape)
     except ValueError:
         raise ValueError(f"array of shape {arr.shape} cannot be broadcast to the view's shape {shape}") from None
+
+
+def made_tensor(call, layout, state) -> Tensor:
+    """The handle of a row-major tensor the handle layer just made (hgb_tensor_empty into
+    ``call``); ``layout`` = (shape, strides, dtype, ...)."""
+    t = _new_tensor(Tensor)
+    t.shape = t._storage = layout[0]
+    t.strides = layout[1]
+    t.offset = 0
+    t.dtype = layout[2]
+    t._data = call.data
+    t._device_state = state
+    t._handle = call.tensor
+    t._o = _gc(call.made, _forget)
+    t._live = [True]
+    return t
+
+
+_new_tensor = object.__new__
 
 
 def _check_copy(status):

@@ -1,4 +1,4 @@
-"""Error paths of the fused one-calls and plan runs, with failures injected between the binding
+"""Error paths of the generic one-calls and plan runs, with failures injected between the binding
 and the embedded runtime (tests/c/fault_shim.c bound first by lib.hgb_bind): a failed launch
 releases everything and names the operator; a failed wait names aclrtSynchronizeStream and keeps
 the resources held until a later successful synchronize()."""
@@ -10,17 +10,26 @@ import subprocess
 import numpy as np
 import pytest
 
-G = np.arange(8, dtype=np.float32)
-X = np.array([1, 1, 1, 2, 1, 2, 3, 3], np.float32)
-HT_EXPECTED = np.array([0, 0, 0, 3, 0, 5, 0, 0], np.float32)
+import py_op_cases
+from py_op_cases import refs
+
+CASES = py_op_cases.cases()
+SCALAR_CASES = py_op_cases.with_scalars()
 SHIM_SOURCE = os.path.join(os.path.dirname(__file__), "c", "fault_shim.c")
 
 
 @pytest.fixture(scope="module")
 def shim_library(tmp_path_factory, toolchain):
-    out = tmp_path_factory.mktemp("fault_shim") / "libfault_shim.so"
+    work = tmp_path_factory.mktemp("fault_shim")
+    out = work / "libfault_shim.so"
+    # the shim plus one wrapper per discovered operator, each checked against its header
+    headers = sorted((toolchain.include_dir / "aclnnop").glob("*.h"))
+    names = sorted({c.spec.name for c in CASES})
+    src = work / "fault_shim_ops.c"
+    src.write_text("".join(f'#include "aclnnop/{h.name}"\n' for h in headers) + f'#include "{SHIM_SOURCE}"\n'
+                   + "".join(f"FAULT_PHASE2({n})\n" for n in names))
     cmd = [os.environ.get("CC", "cc"), "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
-           f"-I{toolchain.include_dir}", SHIM_SOURCE, "-o", str(out), "-ldl"]
+           f"-I{toolchain.include_dir}", str(src), "-o", str(out), "-ldl"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return out
@@ -55,10 +64,6 @@ def _set(c, name, value):
     ctypes.c_int.in_dll(c, name).value = value
 
 
-def _refs(*objs):
-    return [o._res._refs for o in objs]
-
-
 def _counts(hg):
     gc.collect()
     counts = hg.live_counts()
@@ -68,92 +73,109 @@ def _counts(hg):
 
 @pytest.mark.parametrize("sync", [False, True])
 @pytest.mark.parametrize("view", [False, True], ids=["contiguous", "workspace"])
-def test_failed_launch_releases_everything_and_names_the_operator(hg, faults, sync, view):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_failed_launch_releases_everything_and_names_the_operator(hg, faults, case, sync, view):
+    want = case.expected()
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, o = hg.Tensor(G, dev), hg.empty((8,), "float32", dev)
-        xb = hg.Tensor(np.repeat(X, 2), dev) if view else None
-        x = xb[::2] if view else hg.Tensor(X, dev)
+        o = hg.empty(want.shape, want.dtype, dev)
+        bases = [hg.Tensor(np.repeat(a, 2), dev) for a in case.host] if view else []
+        ts = [b[::2] for b in bases] if view else case.tensors(hg, dev)
         _set(faults, "fault_fail_launch", 1)
         with pytest.raises(hg.AclError) as info:
-            hg.hardtanh_backward(g, x, 1.2, 2.4, out=o, stream=s, sync=sync)
+            case.call(ts, out=o, stream=s, sync=sync)
+        with pytest.raises(hg.AclError) as made:          # with the output allocated by the call
+            case.call(ts, stream=s, sync=sync)
         _set(faults, "fault_fail_launch", 0)
-        assert info.value.code == 561103
-        assert "aclnnHardtanhBackward" in str(info.value) and "GetWorkspaceSize" not in str(info.value)
-        assert s._pending == [] and _refs(g, x, o) == [1, 1, 1]
-        for t in (g, x, o) + ((xb,) if view else ()):
+        for e in (info.value, made.value):
+            assert e.code == 561103
+            assert case.spec.name in str(e) and "GetWorkspaceSize" not in str(e)
+        assert s._held() == 0 and refs(*ts, o) == [1] * (len(ts) + 1)
+        for t in ts + [o] + bases:
             t.close()
     assert _counts(hg) == before
 
 
-def test_failed_wait_keeps_the_resources_until_a_later_synchronize(hg, faults):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_failed_wait_keeps_the_resources_until_a_later_synchronize(hg, faults, case):
+    want = case.expected()
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
+        ts = case.tensors(hg, dev)
+        o = hg.empty(want.shape, want.dtype, dev)
         _set(faults, "fault_fail_sync", 1)
         with pytest.raises(hg.AclError, match="aclrtSynchronizeStream"):
-            hg.hardtanh_backward(g, x, 1.2, 2.4, out=o, stream=s, sync=True)
-        assert len(s._pending) == 1 and _refs(g, x, o) == [2, 2, 2]
+            case.call(ts, out=o, stream=s, sync=True)
+        assert s._held() == case.n_handles and refs(*ts, o) == [2] * (len(ts) + 1)
         s.synchronize()
-        assert s._pending == [] and _refs(g, x, o) == [1, 1, 1]
-        np.testing.assert_array_equal(o.numpy(), HT_EXPECTED)
+        assert s._held() == 0 and refs(*ts, o) == [1] * (len(ts) + 1)
+        np.testing.assert_array_equal(o.numpy(), want)
+        bases = [hg.Tensor(np.repeat(a, 2), dev) for a in case.host]
+        views = [b[::2] for b in bases]
         _set(faults, "fault_fail_sync", 1)
         with pytest.raises(hg.AclError, match="aclrtSynchronizeStream"):
-            hg.hardsigmoid_backward(g, x, out=o, stream=s, sync=True)
-        assert _refs(g, x, o) == [2, 2, 2]
+            case.call(views, out=o, stream=s, sync=True)
+        assert refs(*views, o) == [2] * (len(views) + 1)
         s.synchronize()
-        xb = hg.Tensor(np.repeat(X, 2), dev)
-        xv = xb[::2]
-        _set(faults, "fault_fail_sync", 1)
-        with pytest.raises(hg.AclError, match="aclrtSynchronizeStream"):
-            hg.hardtanh_backward(g, xv, 1.2, 2.4, out=o, stream=s, sync=True)
-        assert _refs(g, xv, o) == [2, 2, 2]
-        s.synchronize()
-        assert s._pending == [] and _refs(g, xv, o) == [1, 1, 1]
-        np.testing.assert_array_equal(o.numpy(), HT_EXPECTED)
-        for t in (g, x, o, xv, xb):
+        assert s._held() == 0 and refs(*views, o) == [1] * (len(views) + 1)
+        np.testing.assert_array_equal(o.numpy(), want)
+        for t in ts + [o] + views + bases:
             t.close()
     assert _counts(hg) == before
 
 
-def test_pinned_plan_reports_a_failed_wait_and_a_failed_launch_and_goes_on(hg, faults):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plan_reports_a_failed_wait_and_a_failed_launch_and_goes_on(hg, faults, case):
+    want = case.expected()
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
-        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True) as plan:
+        ts = case.tensors(hg, dev)
+        o = hg.empty(want.shape, want.dtype, dev)
+        with case.plan(ts, out=o, repeatable=True) as plan:
             plan.run(None, s, sync=True)
             _set(faults, "fault_fail_sync", 1)
             with pytest.raises(hg.AclError, match="aclrtSynchronizeStream"):
                 plan.run(None, s, sync=True)
             _set(faults, "fault_fail_launch", 1)
-            with pytest.raises(hg.AclError, match="aclnnHardtanhBackward"):
+            with pytest.raises(hg.AclError, match=case.spec.name):
                 plan.run(None, s, sync=True)
             _set(faults, "fault_fail_launch", 0)
             assert plan.runs == 2
             plan.run(None, s, sync=True)
+        with case.plan(ts, out=o) as plan:                 # one-shot: a failed launch did not consume it
+            _set(faults, "fault_fail_launch", 1)
+            with pytest.raises(hg.AclError, match=case.spec.name):
+                plan.run(None, s)
+            _set(faults, "fault_fail_launch", 0)
+            plan.run(None, s, sync=True)
+            with pytest.raises(hg.PlanConsumedError):
+                plan.run(None, s)
         s.synchronize()
-        np.testing.assert_array_equal(o.numpy(), HT_EXPECTED)
-        for t in (g, x, o):
+        np.testing.assert_array_equal(o.numpy(), want)
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_fast_and_general_paths_report_a_failed_launch_alike(hg, faults):
-    """A Scalar bound keeps the fast path; a numpy float32 bound takes the plan path."""
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
+def test_fast_and_general_paths_report_a_failed_launch_alike(hg, faults, case):
+    """Scalar objects keep the fast path; numpy float32 scalars take the general path."""
+    want = case.expected()
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
-        lo = hg.Scalar(1.2)
+        ts = case.tensors(hg, dev)
+        o = hg.empty(want.shape, want.dtype, dev)
+        scalars = [hg.Scalar(v) for v in case.scalar_values]
         _set(faults, "fault_fail_launch", 1)
         with pytest.raises(hg.AclError) as fast:
-            hg.hardtanh_backward(g, x, lo, 2.4, out=o, stream=s, sync=True)
+            case.call(ts, out=o, stream=s, sync=True, scalars=scalars)
         with pytest.raises(hg.AclError) as general:
-            hg.hardtanh_backward(g, x, np.float32(1.2), 2.4, out=o, stream=s, sync=True)
+            case.call(ts, out=o, stream=s, sync=True, scalars=[np.float32(v) for v in case.scalar_values])
         _set(faults, "fault_fail_launch", 0)
         assert type(fast.value) is type(general.value) and fast.value.code == general.value.code
         assert str(fast.value) == str(general.value)
         s.synchronize()
-        assert _refs(g, x, o, lo) == [1, 1, 1, 1]
-        for t in (g, x, o, lo):
+        assert refs(*ts, o, *scalars) == [1] * (len(ts) + 1 + len(scalars))
+        for t in ts + [o] + scalars:
             t.close()
     assert _counts(hg) == before

@@ -5,6 +5,10 @@ import threading
 import numpy as np
 import pytest
 
+import py_op_cases
+
+CASES = py_op_cases.cases()
+
 
 def _counts(hg):
     gc.collect()
@@ -70,8 +74,9 @@ def test_close_is_idempotent_and_use_after_close_raises(hg):
             s.handle          # never NULL for a closed stream (NULL is ACL's default stream)
         with pytest.raises(hg.ClosedError):
             t.numpy()
-        with pytest.raises(hg.ClosedError):
-            hg.hardtanh_backward(t, t)
+        for case in CASES:
+            with pytest.raises(hg.ClosedError):
+                case.call([t] * len(case.tensor_params))
         with pytest.raises(hg.ClosedError):
             sc.handle
     with pytest.raises(hg.ClosedError):
@@ -147,57 +152,63 @@ def test_from_device_pointer_does_not_own(hg):
     assert _counts(hg) == before
 
 
-def test_plan_lifecycle(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plan_lifecycle(hg, case):
+    want = case.expected()
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
-        x = hg.Tensor(np.array([1, 1, 1, 2, 1, 2, 3, 3], np.float32), dev)
-        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, repeatable=True) as plan:
+        ts = case.tensors(hg, dev)
+        with case.plan(ts, repeatable=True) as plan:
             assert plan.workspace_size == 0
             assert _counts(hg)["executors"] == before["executors"] + 1
             for _ in range(3):
                 plan.run(stream=s)
-            np.testing.assert_array_equal(plan.out.numpy(), [0, 0, 0, 3, 0, 5, 0, 0])
+            np.testing.assert_array_equal(plan.out.numpy(), want)
             out = plan.out
         assert plan.closed
         s.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
         with pytest.raises(hg.ClosedError):
             plan.run(stream=s)
-        one = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, out)
+        one = case.plan(ts, out=out)
         one.run(stream=s)
         with pytest.raises(hg.PlanConsumedError):
             one.run(stream=s)
         one.close()
-        never = hg.HardsigmoidBackwardPlan(g, x, out)   # one-shot that never runs: destroyed on close
+        never = case.plan(ts, out=out)   # one-shot that never runs: destroyed on close
         never.close()
-        for t in (g, x, out):
+        for t in ts + [out]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_closing_inputs_right_after_async_launch_is_safe(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closing_inputs_right_after_async_launch_is_safe(hg, case):
+    want = case.expected()
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
-        x = hg.Tensor(np.zeros(8, np.float32), dev)
-        out = hg.hardsigmoid_backward(g, x, stream=s)
-        g.close()
-        x.close()                    # memory stays until the stream has finished with it
-        np.testing.assert_allclose(out.numpy(), np.arange(8, dtype=np.float32) * np.float32(1 / 6))
+        ts = case.tensors(hg, dev)
+        out = case.call(ts, stream=s)
+        for t in ts:
+            t.close()                    # memory stays until the stream has finished with it
+        np.testing.assert_array_equal(out.numpy(), want)
         out.close()
 
 
-def test_threads_each_with_their_own_stream(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_threads_each_with_their_own_stream(hg, case):
     errors = []
     with hg.Device(0) as dev:
         def worker(k):
             try:
                 with dev.create_stream() as s:
                     for i in range(20):
-                        data = np.full(8, float(k * 100 + i), np.float32)
-                        with hg.Tensor(data, dev) as g, hg.Tensor(np.ones(8, np.float32) * 2, dev) as x:
-                            with hg.hardtanh_backward(g, x, 1.0, 3.0, stream=s) as out:
-                                np.testing.assert_array_equal(out.numpy(), data)
+                        host = [a * (k + 1) + i for a in case.host]
+                        want = case.expected(host)
+                        ts = case.tensors(hg, dev, host)
+                        with case.call(ts, stream=s) as out:
+                            np.testing.assert_array_equal(out.numpy(), want)
+                        for t in ts:
+                            t.close()
             except Exception as exc:   # reported to the main thread
                 errors.append(exc)
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
@@ -206,3 +217,17 @@ def test_threads_each_with_their_own_stream(hg):
         for t in threads:
             t.join()
     assert not errors, errors
+
+
+def test_garbage_collected_handles_release_their_resources(hg):
+    hg.release_defaults()
+    before = _counts(hg)
+    dev = hg.Device(0)
+    for case in CASES:
+        ts = case.tensors(hg, dev)
+        case.call(ts, sync=True)         # the returned out is dropped at once
+        case.plan(ts, repeatable=True)   # so are the plan and its out
+        del ts
+    del dev
+    hg.release_defaults()
+    assert _counts(hg) == before

@@ -5,6 +5,11 @@ import gc
 import numpy as np
 import pytest
 
+import py_op_cases
+
+CASES = py_op_cases.cases()
+SCALAR_CASES = py_op_cases.with_scalars()
+
 
 def _live(hg):
     gc.collect()
@@ -42,93 +47,106 @@ def test_from_device_pointer_view_must_fit_in_its_device_memory_owner(hg):
             assert t.shape == (8,)
 
 
-class _RacingCache(dict):
-    """get() hands out the cached Scalar, then release_defaults() closes it: the interleaving of
-    a one-call operator in one thread and release_defaults() in another."""
+class _RacingLookup:
+    """The scalar lookup hands out the cached Scalar, then release_defaults() closes it: the
+    interleaving of a one-call in one thread and release_defaults() in another."""
 
     def __init__(self, real, release):
-        super().__init__()
         self.real, self.release = real, release
 
-    def get(self, key, default=None):
-        s = self.real.get(key, default)
+    def __call__(self, key):
+        s = self.real(key)
         self.release()
         return s
 
 
-def test_one_call_survives_cached_scalars_released_concurrently(hg, monkeypatch):
-    from pyacl_hardgrad import ops, scalar
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
+def test_one_call_survives_cached_scalars_released_concurrently(hg, monkeypatch, case):
+    from pyacl_hardgrad import scalar
     with hg.Device(0) as dev:
-        g = hg.Tensor(np.array([-2.0, 0.1, 0.3, 2.0], np.float32), dev)
-        o = hg.empty((4,), "float32", dev)
-        hg.hardtanh_backward(g, g, -0.25, 0.75, out=o).numpy()     # fills the cache
-        assert scalar._float32_cache
-        monkeypatch.setattr(ops, "_float32_cache", _RacingCache(scalar._float32_cache,
-                                                                scalar.release_cached_scalars))
-        o.copy_from(np.full(4, 9.0, np.float32))
-        r = hg.hardtanh_backward(g, g, -0.25, 0.75, out=o)
-        np.testing.assert_array_equal(r.numpy(), np.array([0.0, 0.1, 0.3, 0.0], np.float32))
-        g.close()
-        o.close()
+        ts = case.tensors(hg, dev)
+        scalars = [float(v) for v in case.scalar_values]
+        want = case.expected(scalars=scalars)
+        case.call(ts, scalars=scalars).numpy()                 # fills the cache
+        assert all(scalar.lookup_float32(v) is not None for v in scalars if v)
+        fn = case.fn
+        monkeypatch.setitem(fn.__globals__, "_f32", _RacingLookup(scalar.lookup_float32, scalar.release_cached_scalars))
+        o = hg.empty(want.shape, want.dtype, dev)
+        o.copy_from(np.full(want.shape, 9.0, want.dtype))
+        r = case.call(ts, out=o, scalars=scalars)
+        np.testing.assert_array_equal(r.numpy(), want)
+        for t in ts + [o]:
+            t.close()
 
 
-def test_plans_reject_non_tensors_naming_the_argument(hg):
-    with hg.Device(0) as dev, hg.zeros((3,), "float32", dev) as t:
-        arr = np.ones(3, np.float32)
-        with pytest.raises(TypeError, match="grad_output"):
-            hg.HardsigmoidBackwardPlan(arr, t)
-        with pytest.raises(TypeError, match="self"):
-            hg.HardtanhBackwardPlan(t, arr)
-        with pytest.raises(TypeError, match="out"):
-            hg.HardtanhBackwardPlan(t, t, out=arr)
-        with pytest.raises(TypeError, match="grad_output"):
-            hg.HardtanhBackwardPlan(arr, t)
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plans_reject_non_tensors_naming_the_argument(hg, case):
+    with hg.Device(0) as dev, hg.zeros((8,), "float32", dev) as t:
+        arr = np.ones(8, np.float32)
+        for i, p in enumerate(case.tensor_params):
+            args = [t] * len(case.tensor_params)
+            args[i] = arr
+            with pytest.raises(TypeError, match=f"{p.name} must be a Tensor"):
+                case.plan(args)
+        with pytest.raises(TypeError, match=case.out_param.name):
+            case.plan([t] * len(case.tensor_params), out=arr)
 
 
 def test_closing_a_device_waits_for_its_default_stream_so_nothing_stays_alive(hg):
     hg.release_defaults()
     before = _live(hg)
     dev = hg.Device(0)
-    g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
-    o = hg.empty((8,), "float32", dev)
-    hg.hardsigmoid_backward(g, g, out=o)        # queued on the default stream, not synchronized
-    g.close()
-    o.close()
+    for case in CASES:
+        ts = case.tensors(hg, dev)
+        o = case.call(ts)                        # queued on the default stream, not synchronized
+        for t in ts + [o]:
+            t.close()
     dev.close()
     hg.release_defaults()
     after = _live(hg)
     assert after == before, after
 
 
-def test_bad_bounds_and_workspace_are_named_in_the_error(hg):
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
+def test_bad_scalars_and_workspace_are_named_in_the_error(hg, case):
     with hg.Device(0) as dev, hg.Tensor(np.ones((4, 2), np.float32), dev) as t:
-        with pytest.raises(TypeError, match="min_val must be a real number"):
-            hg.hardtanh_backward(t, t, "abc", 1.0)
-        with pytest.raises(TypeError, match="max_val must be a real number"):
-            hg.hardtanh_backward(t, t, 0.0, None)
+        ts = [t] * len(case.tensor_params)
+        first = case.scalar_params[0].name
+        bad = ["abc"] + list(case.scalar_values[1:])
+        with pytest.raises(TypeError, match=f"{first} must be a real number or a Scalar, not str 'abc'"):
+            case.call(ts, scalars=bad)
+        with pytest.raises(TypeError, match=f"{first} must be a real number or a Scalar, not NoneType"):
+            case.call(ts, scalars=[None] + list(case.scalar_values[1:]))
         # a transposed view needs a workspace, so run() looks at the one it is given
-        with hg.HardtanhBackwardPlan(t.T, t.T, 0.0, 2.0) as plan:
+        with case.plan([t.T] * len(ts)) as plan:
             assert plan.workspace_size > 0
             with pytest.raises(TypeError, match="workspace must be a DeviceMemory"):
                 plan.run(workspace=bytearray(plan.workspace_size))
+            with dev.allocate(1) as small, pytest.raises(ValueError, match="workspace of 1 bytes"):
+                plan.run(workspace=small)
+            plan.out.close()
 
 
 @pytest.mark.parametrize("shape, strides", [((70000,), (0,)), ((350, 200), (0, 1)), ((300, 300), (1, 1))])
-def test_out_whose_elements_share_addresses_gets_the_reference_order(hg, shape, strides):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_out_whose_elements_share_addresses_gets_the_reference_order(hg, case, shape, strides):
     """An out view that is not one-to-one (broadcast or interleaved strides) is written in
     element order on one thread, so the result is defined: the last element wins."""
     n = int(np.prod(shape))
-    g = (np.arange(n, dtype=np.float32) + 1).reshape(shape)
-    x = np.zeros(shape, np.float32)                     # every element inside the bounds
+    rng = np.random.default_rng(3)
+    host = [rng.uniform(-4, 4, n).astype(np.float32).reshape(shape) for _ in case.tensor_params]
+    r = case.expected(host)
     span = sum((d - 1) * s for d, s in zip(shape, strides)) + 1
-    with hg.Device(0) as dev, dev.create_stream() as s, hg.Tensor(g, dev) as tg, \
-            hg.Tensor(x, dev) as tx, hg.zeros((span,), "float32", dev) as base:
-        want = np.zeros(span, np.float32)
+    with hg.Device(0) as dev, dev.create_stream() as s, hg.zeros((span,), r.dtype, dev) as base:
+        ts = case.tensors(hg, dev, host)
+        want = np.zeros(span, r.dtype)
         for idx in np.ndindex(*shape):                  # the reference order: row-major
-            want[sum(i * st for i, st in zip(idx, strides))] = g[idx]
+            want[sum(i * st for i, st in zip(idx, strides))] = r[idx]
         with base.view(shape, strides, 0) as out:
             for _ in range(10):                         # a race would show in some of the runs
-                base.copy_from(np.zeros(span, np.float32))
-                hg.hardtanh_backward(tg, tx, -1.0, 1.0, out=out, stream=s)
+                base.copy_from(np.zeros(span, r.dtype))
+                case.call(ts, out=out, stream=s)
                 s.synchronize()
                 np.testing.assert_array_equal(base.numpy(), want)
+        for t in ts:
+            t.close()

@@ -1,8 +1,8 @@
 """Stream keep-alive: what a stream holds for queued work, when it lets go, and that it stays bounded.
 
-A repeatable plan pins itself to a stream on its first run there; the pin survives
-synchronize() (so steady-state runs cost no retain/release) and is dropped at the first
-synchronize() (or stream close) after the plan is closed or collected.
+Every launch (one-call or plan run) hands the references of what it uses to its stream, which
+lets go of them at its next synchronize() (or close); a launch that repeats the previous one's
+resources adds nothing, so repeated runs without a wait hold a bounded set.
 """
 import gc
 import threading
@@ -10,9 +10,10 @@ import threading
 import numpy as np
 import pytest
 
-G = np.arange(8, dtype=np.float32)
-X = np.array([1, 1, 1, 2, 1, 2, 3, 3], np.float32)
-EXPECTED = np.array([0, 0, 0, 3, 0, 5, 0, 0], np.float32)
+import py_op_cases
+from py_op_cases import refs
+
+CASES = py_op_cases.cases()
 
 
 def _counts(hg):
@@ -20,178 +21,199 @@ def _counts(hg):
     return hg.live_counts()
 
 
-def _inputs(hg, dev):
-    return hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
+@pytest.fixture(autouse=True)
+def _defaults_first(hg):
+    for case in CASES:             # the default device and cached Scalars the expectations use
+        case.expected()
 
 
-def test_closing_repeatable_plan_right_after_unsynced_run_waits_for_sync(hg):
+def _inputs(hg, dev, case):
+    want = case.expected()
+    return case.tensors(hg, dev), hg.empty(want.shape, want.dtype, dev), want
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closing_repeatable_plan_right_after_unsynced_run_waits_for_sync(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        plan = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True)
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
         plan.run(None, s)
         plan.close()
-        g.close()
-        x.close()
+        for t in ts:
+            t.close()
         # The queued run still needs the executor and the inputs.
         assert _counts(hg)["executors"] == before["executors"] + 1
-        assert _counts(hg)["tensors"] == before["tensors"] + 3
+        assert _counts(hg)["tensors"] == before["tensors"] + len(ts) + 1
         s.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
         assert _counts(hg)["tensors"] == before["tensors"] + 1
-        np.testing.assert_array_equal(o.numpy(), EXPECTED)
+        np.testing.assert_array_equal(o.numpy(), want)
         o.close()
     assert _counts(hg) == before
 
 
-def test_repeatable_plan_pin_survives_sync_and_plan_keeps_working(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_repeatable_plan_is_held_until_sync_and_keeps_working(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True) as plan:
+        ts, o, want = _inputs(hg, dev, case)
+        with case.plan(ts, out=o, repeatable=True) as plan:
             for _ in range(5):
                 plan.run(None, s)
+                assert plan._refs == 2           # the plan's own reference + the queued run
                 s.synchronize()
-                np.testing.assert_array_equal(o.numpy(), EXPECTED)
+                assert plan._refs == 1
+                np.testing.assert_array_equal(o.numpy(), want)
             assert plan.runs == 5
-            assert plan._res._refs == 2          # the plan's own reference + one pin
+            plan.run(None, s)
         assert plan.closed
-        assert _counts(hg)["executors"] == before["executors"] + 1   # pinned until the sync
+        assert _counts(hg)["executors"] == before["executors"] + 1   # held until the sync
         s.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
         with pytest.raises(hg.ClosedError):
             plan.run(None, s)
-        for t in (g, x, o):
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_many_runs_without_sync_hold_nothing_more(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_many_runs_without_sync_hold_nothing_more(hg, case):
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True) as plan:
-            refs = None
+        ts, o, want = _inputs(hg, dev, case)
+        with case.plan(ts, out=o, repeatable=True) as plan:
             for i in range(20000):
                 plan.run(None, s)
-                if i == 0:
-                    refs = plan._res._refs
-            assert plan._res._refs == refs == 2
-            assert len(s._pending) == 0 and len(s._pins) == 1
-        s.synchronize()                           # drops the closed plan's pin
-        assert not s._pins and g._res._refs == 1
-        # One-call operators on the same arguments share one pending entry.
+            assert plan._refs == 2 and s._held() == 1
+        s.synchronize()                           # lets go of the closed plan
+        assert s._held() == 0 and ts[0]._refs == 1
+        # One-call operators on the same arguments share one entry.
         for _ in range(20000):
-            hg.hardtanh_backward(g, x, 1.2, 2.4, out=o, stream=s)
-        assert len(s._pending) == 1
-        assert g._res._refs == 2                  # the handle + the one pending entry
+            case.call(ts, out=o, stream=s)
+        assert s._held() == case.n_handles
+        assert ts[0]._refs == 2                   # the handle + the one entry
         s.synchronize()
-        assert len(s._pending) == 0 and g._res._refs == 1
-        np.testing.assert_array_equal(o.numpy(), EXPECTED)
-        for t in (g, x, o):
+        assert s._held() == 0 and ts[0]._refs == 1
+        np.testing.assert_array_equal(o.numpy(), want)
+        for t in ts + [o]:
             t.close()
 
 
-def test_collected_plan_is_unpinned_at_next_sync(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_collected_plan_is_released_at_next_sync(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        plan = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True)
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
         plan.run(None, s)
         del plan
         gc.collect()
         assert _counts(hg)["executors"] == before["executors"] + 1
         s.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
-        assert not s._pins and not s._unpin
-        np.testing.assert_array_equal(o.numpy(), EXPECTED)
-        for t in (g, x, o):
+        assert s._held() == 0
+        np.testing.assert_array_equal(o.numpy(), want)
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_plan_on_two_streams_lives_until_both_synced(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plan_on_two_streams_lives_until_both_synced(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as a, dev.create_stream() as b:
-        g, x, o = _inputs(hg, dev)
-        plan = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True)
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
         plan.run(None, a)
         plan.run(None, b)
         plan.run(None, a)
-        assert plan._res._refs == 3
+        assert plan._refs == 3
         plan.close()
         a.synchronize()
-        assert _counts(hg)["executors"] == before["executors"] + 1   # b still pins it
+        assert _counts(hg)["executors"] == before["executors"] + 1   # b still holds it
         b.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
-        for t in (g, x, o):
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_closing_the_stream_drops_its_pins(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closing_the_stream_lets_go_of_its_work(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev:
-        g, x, o = _inputs(hg, dev)
-        plan = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True)
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
         s = dev.create_stream()
         plan.run(None, s)
-        s.close()                                # waits, then lets go of the pin
-        assert plan._res._refs == 1
-        with pytest.raises(hg.ClosedError):
-            plan.run(None, s)                    # the stream it is pinned on is closed
+        s.close()                                # waits, then lets go of the run
+        assert plan._refs == 1
+        with pytest.raises(hg.ClosedError, match="Stream"):
+            plan.run(None, s)
         with dev.create_stream() as s2:
             plan.run(None, s2)
             s2.synchronize()
-            np.testing.assert_array_equal(o.numpy(), EXPECTED)
+            np.testing.assert_array_equal(o.numpy(), want)
+            plan.run(None, s2)
             plan.close()
-        assert _counts(hg)["executors"] == before["executors"]   # s2's close dropped the pin
-        for t in (g, x, o):
+        assert _counts(hg)["executors"] == before["executors"]   # s2's close let go of it
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_pins_of_closed_plans_stay_bounded_without_sync(hg):
-    from pyacl_hardgrad.stream import _PENDING_LIMIT
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closed_plans_stay_bounded_without_sync(hg, case):
+    from pyacl_hardgrad._binding import lib
+    limit = lib.HGB_PENDING_LIMIT
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        for _ in range(_PENDING_LIMIT + 50):
-            with hg.HardsigmoidBackwardPlan(g, x, o, repeatable=True) as plan:
+        ts, o, want = _inputs(hg, dev, case)
+        for _ in range(limit + 50):
+            with case.plan(ts, out=o, repeatable=True) as plan:
                 plan.run(None, s)
-            assert len(s._pins) <= _PENDING_LIMIT
+            assert s._held() <= limit
+        assert _counts(hg)["executors"] <= before["executors"] + limit
         s.synchronize()
-        assert not s._pins and _counts(hg)["executors"] == before["executors"]
-        for t in (g, x, o):
+        assert s._held() == 0 and _counts(hg)["executors"] == before["executors"]
+        for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
 
 
-def test_run_rejects_something_that_is_not_a_stream(hg):
+@pytest.mark.parametrize("case", CASES[:1], ids=repr)
+def test_run_rejects_something_that_is_not_a_stream(hg, case):
     with hg.Device(0) as dev:
-        g, x, o = _inputs(hg, dev)
-        with hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True) as plan:
-            with pytest.raises(TypeError):
+        ts, o, want = _inputs(hg, dev, case)
+        with case.plan(ts, out=o, repeatable=True) as plan:
+            with pytest.raises(TypeError, match="stream must be a Stream"):
                 plan.run(None, object())
-        for t in (g, x, o):
+        with pytest.raises(TypeError, match="stream must be a Stream"):
+            case.call(ts, out=o, stream=5)
+        for t in ts + [o]:
             t.close()
 
 
-def test_threads_sharing_one_stream_launch_and_sync(hg):
-    from pyacl_hardgrad.scalar import cached_float32
-    cached_float32(1.0), cached_float32(3.0)     # the bound cache outlives the test
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_threads_sharing_one_stream_launch_and_sync(hg, case):
     before = _counts(hg)
     errors = []
     with hg.Device(0) as dev, dev.create_stream() as s:
         def worker(k):
             try:
-                with hg.Tensor(np.full(8, float(k + 1), np.float32), dev) as g, \
-                        hg.Tensor(np.full(8, 2.0, np.float32), dev) as x, hg.empty((8,), "float32", dev) as o:
-                    for i in range(300):
-                        hg.hardtanh_backward(g, x, 1.0, 3.0, out=o, stream=s)
-                        if i % 3 == 0:
-                            s.synchronize()
-                    s.synchronize()
-                    np.testing.assert_array_equal(o.numpy(), np.full(8, float(k + 1), np.float32))
+                host = [a + k for a in case.host]
+                want = case.expected(host)
+                ts = case.tensors(hg, dev, host)
+                o = hg.empty(want.shape, want.dtype, dev)
+                for i in range(300):
+                    case.call(ts, out=o, stream=s)
+                    if i % 3 == 0:
+                        s.synchronize()
+                s.synchronize()
+                np.testing.assert_array_equal(o.numpy(), want)
+                for t in ts + [o]:
+                    t.close()
             except Exception as exc:   # reported to the main thread
                 errors.append(exc)
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
@@ -200,18 +222,19 @@ def test_threads_sharing_one_stream_launch_and_sync(hg):
         for t in threads:
             t.join()
         s.synchronize()
-        assert not s._pending
+        assert s._held() == 0
     assert not errors, errors
     assert _counts(hg) == before
 
 
-def test_threads_running_one_plan_on_one_stream_pin_it_once(hg):
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_threads_running_one_plan_on_one_stream_hold_it_once(hg, case):
     before = _counts(hg)
     errors = []
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
+        ts, o, want = _inputs(hg, dev, case)
         for _ in range(20):
-            plan = hg.HardtanhBackwardPlan(g, x, 1.2, 2.4, o, repeatable=True)
+            plan = case.plan(ts, out=o, repeatable=True)
             barrier = threading.Barrier(3)
 
             def worker():
@@ -226,32 +249,97 @@ def test_threads_running_one_plan_on_one_stream_pin_it_once(hg):
                 t.start()
             for t in threads:
                 t.join()
-            assert plan._res._refs == 2 and len(s._pins) == 1
+            assert plan._refs == 2 and s._held() == 1
             plan.close()
             s.synchronize()
-            assert not s._pins
+            assert s._held() == 0
         assert _counts(hg)["executors"] == before["executors"]
-        np.testing.assert_array_equal(o.numpy(), EXPECTED)
-        for t in (g, x, o):
+        np.testing.assert_array_equal(o.numpy(), want)
+        for t in ts + [o]:
             t.close()
     assert not errors, errors
     assert _counts(hg) == before
 
 
-def test_one_call_inputs_closed_before_sync_are_freed_by_the_sync(hg):
-    from pyacl_hardgrad.scalar import cached_float32
-    cached_float32(1.2), cached_float32(2.4)     # the bound cache outlives the test
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_one_call_inputs_closed_before_sync_are_freed_by_the_sync(hg, case):
     before = _counts(hg)
     with hg.Device(0) as dev, dev.create_stream() as s:
-        g, x, o = _inputs(hg, dev)
-        hg.hardtanh_backward(g, x, 1.2, 2.4, out=o, stream=s)
-        g.close()
-        x.close()
-        assert _counts(hg)["tensors"] == before["tensors"] + 3
+        ts, o, want = _inputs(hg, dev, case)
+        case.call(ts, out=o, stream=s)
+        for t in ts:
+            t.close()
+        assert _counts(hg)["tensors"] == before["tensors"] + len(ts) + 1
         s.synchronize()
         assert _counts(hg)["tensors"] == before["tensors"] + 1
         with pytest.raises(hg.ClosedError):
-            hg.hardtanh_backward(g, x, 1.2, 2.4, out=o, stream=s)
-        np.testing.assert_array_equal(o.numpy(), EXPECTED)
+            case.call(ts, out=o, stream=s)
+        np.testing.assert_array_equal(o.numpy(), want)
         o.close()
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plan_run_racing_close_gives_success_or_a_clean_error(hg, case):
+    """plan.run() in one thread while another closes the plan: each run either launched or
+    raised ClosedError; nothing else, nothing leaked."""
+    import sys
+    before = _counts(hg)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    other = []
+    try:
+        with hg.Device(0) as dev, dev.create_stream() as s:
+            ts, o, want = _inputs(hg, dev, case)
+            for _ in range(200):
+                plan = case.plan(ts, out=o, repeatable=True)
+                go = threading.Event()
+
+                def runner():
+                    go.wait()
+                    for _ in range(20):
+                        try:
+                            plan.run(None, s)
+                        except hg.ClosedError:
+                            pass
+                        except Exception as exc:      # reported below
+                            other.append(repr(exc))
+                t = threading.Thread(target=runner)
+                t.start()
+                go.set()
+                plan.close()
+                t.join()
+            s.synchronize()
+            for x in ts + [o]:
+                x.close()
+    finally:
+        sys.setswitchinterval(old)
+    assert not other, other[:3]
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("drop", ["closed", "dropped"])
+def test_repeatable_plan_on_the_default_stream_after_the_device_is_gone_keeps_nothing(hg, case, drop):
+    """The default stream belongs to the device; the work queued on it holds the plan, which holds
+    the tensors, which hold the device: no cycle survives the plan, the tensors and the sync."""
+    hg.release_defaults()
+    before = _counts(hg)
+    dev = hg.Device(0)
+    ts, o, want = _inputs(hg, dev, case)
+    hg.release_defaults()                  # _inputs used the default device
+    plan = case.plan(ts, out=o, repeatable=True)
+    if drop == "closed":
+        dev.close()
+    else:
+        del dev
+        gc.collect()
+    plan.run()
+    plan.run(sync=True)
+    np.testing.assert_array_equal(o.numpy(), want)
+    plan.run()
+    plan.close()
+    for t in ts + [o]:
+        t.close()
+    hg.release_defaults()
     assert _counts(hg) == before

@@ -171,7 +171,7 @@ def test_memory_from_handle_bad_input(env):
     for klass in (hg.DeviceMemory, hg.Workspace, hg.HostMemory):
         with pytest.raises(ValueError, match="NULL"):
             klass.from_handle(0, 16)
-        with pytest.raises(ValueError, match="nbytes must be >= 0"):
+        with pytest.raises(ValueError, match="nbytes must be (>= 0|in \\[0, )"):
             klass.from_handle(0x1000, -1)
         with pytest.raises(TypeError):
             klass.from_handle(1.5, 16)

@@ -1,133 +1,748 @@
-/* Fused calls (declarations and contract: fused_calls.h).  Appended to the cffi module's
- * source after the function table: the ACL names here are the bound pointers. */
+/* The handle layer and the generic two-phase call (declarations and contract: fused_calls.h).
+ * Appended to the cffi module's source after the function table: the ACL names here are the
+ * bound pointers.  Nothing here knows any operator: ffi_build.py generates the per-operator
+ * calls from the prototypes, and they all end in hgb_finish / hgb_plan_finish. */
+#include <sched.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
-int hgb_ref_retain(int64_t *ref)
+struct hgb_obj {
+    int64_t refs;             /* holders of the resource (atomic) */
+    int32_t shell;            /* holders of this struct: 1 while refs > 0, 1 per Python handle, 1 per
+                                 storage that names it as its last stream (atomic) */
+    int32_t open;             /* 1 while the Python handle is open (atomic) */
+    int32_t kind;
+    int32_t ndeps;
+    void *handle;             /* the C object */
+    intptr_t py;              /* HGB_KIND_PY: the Python layer's key */
+    hgb_obj **deps;
+    hgb_obj *storage;         /* tensors: the memory (or foreign owner) they view */
+    hgb_obj *last;            /* storages: the stream that last used them (a shell reference, atomic) */
+    /* streams */
+    int32_t lock;             /* a spin lock over `held` (held only for a few stores) */
+    hgb_obj **held;
+    int32_t nheld, capheld;
+    hgb_obj *device;
+    aclrtContext context;
+    /* plans */
+    hgb_phase2_fn phase2;
+    const char *phase2_name;
+    uint64_t ws_size;
+    hgb_obj *ws;              /* the plan's own workspace (atomic) */
+    int32_t repeatable;
+    /* foreign handles */
+    int32_t borrowed;         /* streams: another owner destroys the C stream (sync only) */
+    int32_t gone;             /* streams: the destroy finished waiting for the queue (atomic) */
+};
+
+static void hgb_destroy(hgb_obj *o);
+static int hgb_sync(hgb_obj *stream);
+
+static void hgb_shell_unref(hgb_obj *o)
 {
-    int64_t n = __atomic_load_n(ref, __ATOMIC_RELAXED);
+    if (__atomic_sub_fetch(&o->shell, 1, __ATOMIC_ACQ_REL) == 0) {
+        if (o->kind == HGB_KIND_STREAM)
+            free(o->held);
+        free(o->deps);
+        free(o);
+    }
+}
+
+static void hgb_shell_ref(hgb_obj *o)
+{
+    __atomic_add_fetch(&o->shell, 1, __ATOMIC_RELAXED);
+}
+
+int hgb_obj_retain(hgb_obj *o)
+{
+    int64_t n = __atomic_load_n(&o->refs, __ATOMIC_RELAXED);
     while (n > 0) {
-        if (__atomic_compare_exchange_n(ref, &n, n + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(&o->refs, &n, n + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
             return 1;
     }
     return 0;
 }
 
-int64_t hgb_ref_release(int64_t *ref)
+int hgb_obj_hold(hgb_obj *o)
 {
-    int64_t n = __atomic_load_n(ref, __ATOMIC_RELAXED);
+    return __atomic_load_n(&o->open, __ATOMIC_ACQUIRE) && hgb_obj_retain(o);
+}
+
+int64_t hgb_obj_release(hgb_obj *o)
+{
+    int64_t n = __atomic_load_n(&o->refs, __ATOMIC_RELAXED);
     while (n > 0) {
-        if (__atomic_compare_exchange_n(ref, &n, n - 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        if (__atomic_compare_exchange_n(&o->refs, &n, n - 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            if (n == 1) {
+                hgb_destroy(o);
+                hgb_shell_unref(o);
+            }
             return n - 1;
-    }
-    return -1;
-}
-
-static unsigned hgb_release_refs(int64_t *const *refs, int n)
-{
-    unsigned dropped = 0;
-    for (int i = 0; i < n; i++) {
-        if (refs[i] != NULL && hgb_ref_release(refs[i]) == 0)
-            dropped |= 1u << i;
-    }
-    return dropped;
-}
-
-unsigned hgb_ref_release5(int64_t *a, int64_t *b, int64_t *c, int64_t *d, int64_t *e)
-{
-    int64_t *refs[5] = {a, b, c, d, e};
-    return hgb_release_refs(refs, 5);
-}
-
-/* Retain every non-NULL count, or none: -1, or the index of one already released (the
- * undone retains may release a count to 0 if its other holders let go meanwhile: *dropped). */
-static int hgb_retain_refs(int64_t *const *refs, int n, unsigned *dropped)
-{
-    for (int i = 0; i < n; i++) {
-        if (refs[i] != NULL && !hgb_ref_retain(refs[i])) {
-            *dropped = hgb_release_refs(refs, i);
-            return i;
         }
     }
     return -1;
 }
 
-/* The start of a one-call: hold the references; false (info filled in) when one is gone. */
-static bool hgb_begin(int64_t *const *refs, int n, aclOpExecutor **executor, int *info)
+static void hgb_release_all(hgb_obj *const *objs, int n)
 {
-    unsigned dropped = 0;
-    info[0] = HGB_STEP_RETAIN;
-    int dead = hgb_retain_refs(refs, n, &dropped);
-    if (dead >= 0) {
-        info[1] = (int)dropped;
-        info[2] = dead;
-        return false;
+    for (int i = 0; i < n; i++) {
+        if (objs[i] != NULL)
+            (void)hgb_obj_release(objs[i]);
     }
-    info[0] = HGB_STEP_PHASE1;
-    *executor = NULL;
-    return true;
 }
 
-int hgb_run(int op, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
-            aclrtStream stream, int flags, int *info)
+int64_t hgb_obj_refs(hgb_obj *o) { return __atomic_load_n(&o->refs, __ATOMIC_ACQUIRE); }
+int hgb_obj_open(hgb_obj *o) { return __atomic_load_n(&o->open, __ATOMIC_ACQUIRE); }
+void *hgb_obj_handle(hgb_obj *o) { return o->handle; }
+int hgb_obj_kind(hgb_obj *o) { return o->kind; }
+
+hgb_obj *hgb_obj_storage(hgb_obj *t)
 {
-    int st;
-    info[0] = HGB_STEP_PHASE2;
-    if (op == HGB_OP_HARDTANH_BACKWARD)
-        st = aclnnHardtanhBackward(workspace, workspace_size, executor, stream);
-    else if (op == HGB_OP_HARDSIGMOID_BACKWARD)
-        st = aclnnHardsigmoidBackward(workspace, workspace_size, executor, stream);
-    else
-        return ACL_ERROR_INVALID_PARAM;
-    if (st != 0 || !(flags & HGB_WAIT))
-        return st;
-    info[0] = HGB_STEP_SYNC;
-    return aclrtSynchronizeStream(stream);
+    return t->storage != NULL && hgb_obj_retain(t->storage) ? t->storage : NULL;
 }
 
-/* After phase 1 returned `st`: launch (and wait) when no workspace is needed; settle the
- * references held in refs[0..n) as fused_calls.h describes. */
-static int hgb_finish(int op, int st, int64_t *const *refs, int n, uint64_t *workspace_size,
-                      aclOpExecutor **executor, aclrtStream stream, int flags, int *info)
+static hgb_obj *hgb_alloc(int kind, void *handle, int wrapped)
 {
-    info[1] = 0;
-    if (st != 0) {
-        info[1] = (int)hgb_release_refs(refs, n);
-        return st;
+    hgb_obj *o = calloc(1, sizeof *o);
+    if (o == NULL)
+        return NULL;
+    o->refs = 1;
+    o->shell = wrapped ? 2 : 1;
+    o->open = wrapped == 1;
+    o->kind = kind;
+    o->handle = handle;
+    return o;
+}
+
+hgb_obj *hgb_obj_new(int kind, void *handle, intptr_t py, hgb_obj *const *deps, int ndeps, int wrapped)
+{
+    hgb_obj *o = hgb_alloc(kind, handle, wrapped);
+    if (o != NULL && ndeps > 0) {
+        o->deps = malloc((size_t)ndeps * sizeof *o->deps);
+        if (o->deps == NULL) {
+            free(o);
+            o = NULL;
+        }
     }
-    if (*workspace_size != 0)
-        return 0; /* info[0] stays HGB_STEP_PHASE1: the caller supplies the workspace */
-    aclOpExecutor *ex = *executor;
-    *executor = NULL;
-    st = hgb_run(op, NULL, 0, ex, stream, flags, info);
-    if (st != 0 && info[0] == HGB_STEP_PHASE2) {
-        (void)aclDestroyAclOpExecutor(ex); /* a launch that failed did not consume it */
-        info[1] = (int)hgb_release_refs(refs, n);
-    } else if (st == 0 && ((flags & HGB_WAIT) || !(flags & HGB_KEEP))) { /* waited: nothing runs */
-        info[1] = (int)hgb_release_refs(refs, n);
+    if (o == NULL) {
+        hgb_release_all(deps, ndeps);
+        return NULL;
     }
+    o->py = py;
+    for (int i = 0; i < ndeps; i++)
+        o->deps[o->ndeps++] = deps[i];
+    if (kind == HGB_KIND_TENSOR && ndeps > 0 && deps[0] != NULL)
+        o->storage = deps[0]->kind == HGB_KIND_TENSOR ? deps[0]->storage : deps[0];
+    return o;
+}
+
+hgb_obj *hgb_stream_new(aclrtStream stream, hgb_obj *device, int hold_device, aclrtContext context)
+{
+    hgb_obj *o = hgb_obj_new(HGB_KIND_STREAM, stream, 0, &device, hold_device ? 1 : 0, 1);
+    if (o == NULL)
+        return NULL;
+    o->device = device;
+    o->context = context;
+    return o;
+}
+
+int hgb_obj_add_dep(hgb_obj *o, hgb_obj *dep)
+{
+    hgb_obj **d = realloc(o->deps, (size_t)(o->ndeps + 1) * sizeof *d);
+    if (d == NULL)
+        return 0;
+    o->deps = d;
+    d[o->ndeps++] = dep;
+    return 1;
+}
+
+int hgb_obj_adopt(hgb_obj *o)
+{
+    if (__atomic_exchange_n(&o->open, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    hgb_shell_ref(o);
+    return 1;
+}
+
+void hgb_obj_close(hgb_obj *o)
+{
+    if (__atomic_exchange_n(&o->open, 0, __ATOMIC_ACQ_REL))
+        (void)hgb_obj_release(o);
+}
+
+void hgb_obj_forget(hgb_obj *o)
+{
+    hgb_obj_close(o);
+    hgb_shell_unref(o);
+}
+
+static void hgb_note(const char *function, int status)
+{
+    if (status != 0)
+        hgb_py_cleanup_failed(function, status);
+}
+
+/* --- streams -------------------------------------------------------------------------------- */
+
+static void hgb_lock(hgb_obj *s)
+{
+    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED))
+            sched_yield();
+    }
+}
+
+static void hgb_unlock(hgb_obj *s)
+{
+    __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Take ownership of references in objs[0..n) (already retained) until the next sync.  A launch
+ * that repeats the last one's objects adds nothing (its references are given back). */
+static int hgb_hand_over(hgb_obj *stream, hgb_obj *const *objs, int n)
+{
+    bool same = false, full = false, ok = true;
+    hgb_lock(stream);
+    if (stream->nheld >= n && memcmp(stream->held + stream->nheld - n, objs, (size_t)n * sizeof *objs) == 0) {
+        same = true;
+    } else {
+        if (stream->nheld + n > stream->capheld) {
+            int cap = stream->capheld ? stream->capheld * 2 : 16;
+            while (cap < stream->nheld + n)
+                cap *= 2;
+            hgb_obj **h = realloc(stream->held, (size_t)cap * sizeof *h);
+            if (h == NULL) {
+                ok = false;
+            } else {
+                stream->held = h;
+                stream->capheld = cap;
+            }
+        }
+        if (ok) {
+            memcpy(stream->held + stream->nheld, objs, (size_t)n * sizeof *objs);
+            stream->nheld += n;
+            full = stream->nheld > HGB_PENDING_LIMIT;
+        }
+    }
+    hgb_unlock(stream);
+    if (same) {
+        hgb_release_all(objs, n);
+    } else if (!ok) {
+        /* no memory to remember them: wait for the work instead, then let go */
+        hgb_note("aclrtSynchronizeStream", aclrtSynchronizeStream(stream->handle));
+        hgb_release_all(objs, n);
+    } else if (full) {
+        hgb_note("aclrtSynchronizeStream", hgb_sync(stream));
+    }
+    return 1;
+}
+
+int hgb_stream_hold(hgb_obj *stream, hgb_obj *const *objs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!hgb_obj_retain(objs[i])) {
+            hgb_release_all(objs, i);
+            return 0;
+        }
+    }
+    return hgb_hand_over(stream, objs, n);
+}
+
+int64_t hgb_stream_held(hgb_obj *stream)
+{
+    hgb_lock(stream);
+    int64_t n = stream->nheld;
+    hgb_unlock(stream);
+    return n;
+}
+
+/* Take the held objects out: what is added meanwhile was launched after the wait began. */
+static hgb_obj **hgb_take_held(hgb_obj *stream, int *n, hgb_obj **local, int nlocal)
+{
+    hgb_lock(stream);
+    *n = stream->nheld;
+    hgb_obj **items = local;
+    if (*n > nlocal) {
+        items = stream->held;          /* hand the whole array over */
+        stream->held = NULL;
+        stream->capheld = 0;
+    } else if (*n > 0) {
+        memcpy(local, stream->held, (size_t)*n * sizeof *local);
+    }
+    stream->nheld = 0;
+    hgb_unlock(stream);
+    return items;
+}
+
+/* Put objects back in front (a failed wait: the work may still run). */
+static void hgb_give_back(hgb_obj *stream, hgb_obj **items, int n)
+{
+    hgb_lock(stream);
+    int total = stream->nheld + n;
+    if (total > stream->capheld) {
+        hgb_obj **h = realloc(stream->held, (size_t)total * sizeof *h);
+        if (h == NULL) {       /* cannot happen in practice; never free what may be in use */
+            hgb_unlock(stream);
+            return;
+        }
+        stream->held = h;
+        stream->capheld = total;
+    }
+    memmove(stream->held + n, stream->held, (size_t)stream->nheld * sizeof *items);
+    memcpy(stream->held, items, (size_t)n * sizeof *items);
+    stream->nheld = total;
+    hgb_unlock(stream);
+}
+
+/* Wait for the stream, then let go of what was held before the wait.  `drop`: the caller's own
+ * reference to the stream, let go of before the held objects, so that a stream whose last holder
+ * is a device among them is destroyed before that device is released. */
+static int hgb_sync_drop(hgb_obj *stream, bool drop)
+{
+    hgb_obj *local[64];
+    int n = 0;
+    hgb_obj **items = hgb_take_held(stream, &n, local, 64);
+    int st = aclrtSynchronizeStream(stream->handle);
+    if (st != 0 && n > 0)
+        hgb_give_back(stream, items, n);
+    if (drop)
+        (void)hgb_obj_release(stream);
+    if (st == 0)
+        hgb_release_all(items, n);
+    if (items != local)
+        free(items);
     return st;
 }
 
-int hgb_hardtanh_backward(const aclTensor *grad_output, const aclTensor *self, const aclScalar *min_val,
-                          const aclScalar *max_val, aclTensor *out, aclrtStream stream, int flags,
-                          int64_t *r0, int64_t *r1, int64_t *r2, int64_t *r3, int64_t *r4,
-                          uint64_t *workspace_size, aclOpExecutor **executor, int *info)
+static int hgb_sync(hgb_obj *stream)
 {
-    int64_t *refs[5] = {r0, r1, r2, r3, r4};
-    if (!hgb_begin(refs, 5, executor, info))
-        return -1;
-    int st = aclnnHardtanhBackwardGetWorkspaceSize(grad_output, self, min_val, max_val, out, workspace_size,
-                                                   executor);
-    return hgb_finish(HGB_OP_HARDTANH_BACKWARD, st, refs, 5, workspace_size, executor, stream, flags, info);
+    return hgb_sync_drop(stream, false);
 }
 
-int hgb_hardsigmoid_backward(const aclTensor *grad_output, const aclTensor *self, aclTensor *out,
-                             aclrtStream stream, int flags, int64_t *r0, int64_t *r1, int64_t *r2,
-                             uint64_t *workspace_size, aclOpExecutor **executor, int *info)
+int hgb_stream_sync(hgb_obj *stream)
 {
-    int64_t *refs[3] = {r0, r1, r2};
-    if (!hgb_begin(refs, 3, executor, info))
+    if (!hgb_obj_hold(stream))
+        return HGB_CLOSED;
+    return hgb_sync_drop(stream, true);
+}
+
+/* Remember `stream` as the last user of the tensor's storage. */
+static void hgb_mark(hgb_obj *t, hgb_obj *stream)
+{
+    hgb_obj *s = t->storage;
+    if (s == NULL || __atomic_load_n(&s->last, __ATOMIC_ACQUIRE) == stream)
+        return;
+    hgb_shell_ref(stream);
+    hgb_obj *old = __atomic_exchange_n(&s->last, stream, __ATOMIC_ACQ_REL);
+    if (old != NULL)
+        hgb_shell_unref(old);
+}
+
+int hgb_tensor_wait(hgb_obj *t)
+{
+    hgb_obj *s = t->storage;
+    if (s == NULL)
+        return 0;
+    hgb_obj *stream = __atomic_exchange_n(&s->last, NULL, __ATOMIC_ACQ_REL);
+    if (stream == NULL)
+        return 0;
+    int st = 0;
+    if (hgb_obj_retain(stream))
+        st = hgb_sync_drop(stream, true);
+    else                               /* released: its destroy waits for the queue (maybe on another thread right now) */
+        while (!__atomic_load_n(&stream->gone, __ATOMIC_ACQUIRE))
+            sched_yield();
+    hgb_shell_unref(stream);
+    return st;
+}
+
+/* --- destroy -------------------------------------------------------------------------------- */
+
+static void hgb_destroy(hgb_obj *o)
+{
+    switch (o->kind) {
+    case HGB_KIND_PY:
+        hgb_py_release(o->py);
+        break;
+    case HGB_KIND_TENSOR:
+        hgb_note("aclDestroyTensor", aclDestroyTensor(o->handle));
+        break;
+    case HGB_KIND_SCALAR:
+        hgb_note("aclDestroyScalar", aclDestroyScalar(o->handle));
+        break;
+    case HGB_KIND_MEMORY:
+        hgb_note("aclrtFree", aclrtFree(o->handle));
+        break;
+    case HGB_KIND_EXECUTOR: {
+        aclOpExecutor *ex = __atomic_exchange_n((aclOpExecutor **)&o->handle, NULL, __ATOMIC_ACQ_REL);
+        if (ex != NULL)
+            hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+        hgb_obj *ws = __atomic_exchange_n(&o->ws, NULL, __ATOMIC_ACQ_REL);
+        if (ws != NULL)
+            (void)hgb_obj_release(ws);
+        break;
+    }
+    case HGB_KIND_STREAM: {
+        hgb_note("aclrtSynchronizeStream", aclrtSynchronizeStream(o->handle));
+        if (!o->borrowed)
+            hgb_note("aclrtDestroyStream", aclrtDestroyStream(o->handle));
+        __atomic_store_n(&o->gone, 1, __ATOMIC_RELEASE);
+        hgb_obj *local[64];
+        int n = 0;
+        hgb_obj **items = hgb_take_held(o, &n, local, 64);
+        hgb_release_all(items, n);
+        if (items != local)
+            free(items);
+        break;
+    }
+    case HGB_KIND_EVENT:
+        hgb_note("aclrtDestroyEvent", aclrtDestroyEvent(o->handle));
+        break;
+    default:
+        break;
+    }
+    hgb_obj *last = __atomic_exchange_n(&o->last, NULL, __ATOMIC_ACQ_REL);
+    if (last != NULL)
+        hgb_shell_unref(last);
+    /* dependencies last, newest first */
+    for (int i = o->ndeps; i-- > 0;) {
+        hgb_obj *d = o->deps[i];
+        o->deps[i] = NULL;
+        if (d != NULL)
+            (void)hgb_obj_release(d);
+    }
+    o->ndeps = 0;
+}
+
+/* --- memory and tensors --------------------------------------------------------------------- */
+
+static void hgb_make_current(aclrtContext context)
+{
+    if (context == NULL)
+        return;
+    aclrtContext cur = NULL;
+    if (aclrtGetCurrentContext(&cur) != 0 || cur != context)
+        (void)aclrtSetCurrentContext(context);
+}
+
+/* Device memory of `size` bytes on `device` (a MEMORY object holding the device); a status. */
+static int hgb_memory(hgb_obj *device, aclrtContext context, uint64_t size, hgb_obj **out)
+{
+    void *p = NULL;
+    hgb_make_current(context);
+    int st = aclrtMalloc(&p, size ? size : 1, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (st != 0)
+        return st;
+    hgb_obj *dep = device;
+    if (device != NULL && !hgb_obj_retain(device))
+        dep = NULL;
+    *out = hgb_obj_new(HGB_KIND_MEMORY, p, 0, &dep, dep ? 1 : 0, 0);
+    if (*out == NULL) {
+        (void)aclrtFree(p);
+        return ACL_ERROR_BAD_ALLOC;
+    }
+    return 0;
+}
+
+int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
+                     int dtype, int itemsize)
+{
+    int64_t strides[64];
+    call->made = NULL;
+    call->data = NULL;
+    call->tensor = NULL;
+    if (ndim < 0 || ndim > 64) {
+        call->function = "aclCreateTensor";
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    uint64_t n = 1;
+    for (int i = ndim; i-- > 0;) {
+        strides[i] = (int64_t)n;
+        n *= (uint64_t)(dims[i] > 1 ? dims[i] : 1);
+    }
+    uint64_t count = 1;
+    for (int i = 0; i < ndim; i++)
+        count *= (uint64_t)(dims[i] > 0 ? dims[i] : 0);
+    hgb_obj *mem = NULL;
+    int st = hgb_memory(device, context, count * (uint64_t)itemsize, &mem);
+    if (st != 0) {
+        call->function = "aclrtMalloc";
+        return st;
+    }
+    aclTensor *t = aclCreateTensor(dims, (uint64_t)ndim, (aclDataType)dtype, strides, 0, ACL_FORMAT_ND, dims,
+                                   (uint64_t)ndim, mem->handle);
+    if (t == NULL) {
+        (void)hgb_obj_release(mem);
+        call->function = "aclCreateTensor";
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    call->data = mem->handle;
+    call->tensor = t;
+    call->made = hgb_obj_new(HGB_KIND_TENSOR, t, 0, &mem, 1, 1);
+    if (call->made == NULL) {
+        (void)aclDestroyTensor(t);
+        call->function = "malloc";
+        return ACL_ERROR_BAD_ALLOC;
+    }
+    return 0;
+}
+
+/* --- the generic call ----------------------------------------------------------------------- */
+
+int hgb_begin(hgb_call *call, hgb_obj *stream, hgb_obj *const *args, int n)
+{
+    call->executor = NULL;
+    call->workspace_size = 0;
+    call->made = NULL;
+    if (stream != NULL && !hgb_obj_hold(stream)) {
+        call->function = NULL;
+        call->index = n;
+        return HGB_CLOSED;
+    }
+    for (int i = 0; i < n; i++) {
+        if (args[i] != NULL && !hgb_obj_hold(args[i])) {
+            hgb_release_all(args, i);
+            if (stream != NULL)
+                (void)hgb_obj_release(stream);
+            call->function = NULL;
+            call->index = i;
+            return HGB_CLOSED;
+        }
+    }
+    return 0;
+}
+
+static void hgb_mark_tensors(hgb_obj *const *objs, int n, hgb_obj *stream)
+{
+    for (int i = 0; i < n; i++) {
+        if (objs[i] != NULL && objs[i]->kind == HGB_KIND_TENSOR)
+            hgb_mark(objs[i], stream);
+    }
+}
+
+/* Hand held[0..n) to the stream after a successful launch, then wait when asked; lets go of the
+ * caller's reference to the stream (see hgb_sync_drop). */
+static int hgb_launched(hgb_call *call, hgb_obj *const *held, int n, hgb_obj *stream, int flags)
+{
+    hgb_hand_over(stream, held, n);
+    if (!(flags & HGB_WAIT)) {
+        (void)hgb_obj_release(stream);
+        return 0;
+    }
+    int st = hgb_sync_drop(stream, true);
+    if (st != 0)
+        call->function = "aclrtSynchronizeStream";
+    return st;
+}
+
+static int hgb_launch(hgb_call *call, int status, hgb_obj *const *args, int n, hgb_obj *stream, int flags,
+                      hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name)
+{
+    if (status != 0) {
+        hgb_release_all(args, n);
+        (void)hgb_obj_release(stream);
+        call->function = phase1_name;
+        return status;
+    }
+    aclOpExecutor *ex = call->executor;
+    call->executor = NULL;
+    hgb_obj *held[HGB_MAX_ARGS + 1];
+    int m = 0;
+    for (int i = 0; i < n && m < HGB_MAX_ARGS; i++) {
+        if (args[i] != NULL)
+            held[m++] = args[i];
+    }
+    void *ws = NULL;
+    uint64_t size = call->workspace_size;
+    if (size != 0) {
+        hgb_obj *wso = NULL;
+        int st = hgb_memory(stream->device, stream->context, size, &wso);
+        if (st != 0) {
+            hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+            hgb_release_all(held, m);
+            (void)hgb_obj_release(stream);
+            call->function = "aclrtMalloc";
+            return st;
+        }
+        ws = wso->handle;
+        held[m++] = wso;
+    }
+    int st = phase2(ws, size, ex, stream->handle);
+    if (st != 0) {
+        hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex)); /* a failed launch did not consume it */
+        hgb_release_all(held, m);
+        (void)hgb_obj_release(stream);
+        call->function = phase2_name;
+        return st;
+    }
+    hgb_mark_tensors(held, m, stream);
+    return hgb_launched(call, held, m, stream, flags);
+}
+
+int hgb_finish(hgb_call *call, int status, hgb_obj *const *args, int n, hgb_obj *stream, int flags,
+               hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name)
+{
+    /* the stream is held by hgb_begin for the duration of the call; hgb_launch lets go of it */
+    return hgb_launch(call, status, args, n, stream, flags, phase2, phase1_name, phase2_name);
+}
+
+int hgb_plan_finish(hgb_call *call, int status, hgb_obj *const *args, int n, int repeatable,
+                    hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name)
+{
+    call->made = NULL;
+    if (status != 0) {
+        hgb_release_all(args, n);
+        call->function = phase1_name;
+        return status;
+    }
+    aclOpExecutor *ex = call->executor;
+    call->executor = NULL;
+    if (repeatable) {
+        int st = aclSetAclOpExecutorRepeatable(ex);
+        if (st != 0) {
+            hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+            hgb_release_all(args, n);
+            call->function = "aclSetAclOpExecutorRepeatable";
+            return st;
+        }
+    }
+    hgb_obj *p = hgb_obj_new(HGB_KIND_EXECUTOR, ex, 0, args, n, 1);
+    if (p == NULL) {
+        hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+        call->function = "malloc";
+        return ACL_ERROR_BAD_ALLOC;
+    }
+    p->phase2 = phase2;
+    p->phase2_name = phase2_name;
+    p->ws_size = call->workspace_size;
+    p->repeatable = repeatable;
+    call->made = p;
+    return 0;
+}
+
+uint64_t hgb_plan_workspace_size(hgb_obj *plan) { return plan->ws_size; }
+
+/* The plan's own workspace, allocated once (two racing threads: one allocation wins). */
+static int hgb_plan_workspace(hgb_obj *plan, hgb_obj *stream, void **ws)
+{
+    hgb_obj *w = __atomic_load_n(&plan->ws, __ATOMIC_ACQUIRE);
+    if (w == NULL) {
+        int st = hgb_memory(stream->device, stream->context, plan->ws_size, &w);
+        if (st != 0)
+            return st;
+        hgb_obj *expected = NULL;
+        if (!__atomic_compare_exchange_n(&plan->ws, &expected, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            (void)hgb_obj_release(w);
+            w = expected;
+        }
+    }
+    *ws = w->handle;
+    return 0;
+}
+
+int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
+{
+    hgb_obj *args[3] = {plan, stream, workspace};
+    int st = hgb_begin(call, NULL, args, 3);
+    if (st != 0)
+        return st;
+    aclOpExecutor *ex;
+    if (plan->repeatable) {
+        ex = __atomic_load_n((aclOpExecutor **)&plan->handle, __ATOMIC_ACQUIRE);
+    } else {
+        ex = __atomic_exchange_n((aclOpExecutor **)&plan->handle, NULL, __ATOMIC_ACQ_REL);
+    }
+    if (ex == NULL) {
+        hgb_release_all(args, 3);
+        call->function = NULL;
+        return HGB_CONSUMED;
+    }
+    void *ws = NULL;
+    if (plan->ws_size != 0) {
+        if (workspace != NULL) {
+            ws = workspace->handle;
+        } else if ((st = hgb_plan_workspace(plan, stream, &ws)) != 0) {
+            if (!plan->repeatable)
+                __atomic_store_n((aclOpExecutor **)&plan->handle, ex, __ATOMIC_RELEASE);
+            hgb_release_all(args, 3);
+            call->function = "aclrtMalloc";
+            return st;
+        }
+    }
+    st = plan->phase2(ws, plan->ws_size, ex, stream->handle);
+    if (st != 0) {
+        if (!plan->repeatable)   /* not consumed: the plan may run again (or destroy it on close) */
+            __atomic_store_n((aclOpExecutor **)&plan->handle, ex, __ATOMIC_RELEASE);
+        hgb_release_all(args, 3);
+        call->function = plan->phase2_name;
+        return st;
+    }
+    hgb_mark_tensors(plan->deps, plan->ndeps, stream);
+    hgb_obj *held[2] = {plan, workspace};
+    return hgb_launched(call, held, workspace != NULL ? 2 : 1, stream, flags);
+}
+
+/* --- CANN's type promotion ------------------------------------------------------------------- */
+
+/* 0 bool, 1 unsigned, 2 signed, 3 floating, 4 complex; rank within the category by width. */
+static int hgb_category(int t, int *width)
+{
+    switch (t) {
+    case ACL_BOOL: *width = 1; return 0;
+    case ACL_UINT8: *width = 1; return 1;
+    case ACL_UINT16: *width = 2; return 1;
+    case ACL_UINT32: *width = 4; return 1;
+    case ACL_UINT64: *width = 8; return 1;
+    case ACL_INT8: *width = 1; return 2;
+    case ACL_INT16: *width = 2; return 2;
+    case ACL_INT32: *width = 4; return 2;
+    case ACL_INT64: *width = 8; return 2;
+    case ACL_FLOAT16: *width = 2; return 3;
+    case ACL_BF16: *width = 2; return 3;
+    case ACL_FLOAT: *width = 4; return 3;
+    case ACL_DOUBLE: *width = 8; return 3;
+    case ACL_COMPLEX64: *width = 8; return 4;
+    case ACL_COMPLEX128: *width = 16; return 4;
+    default: return -1;
+    }
+}
+
+static int hgb_signed_of_width(int w)
+{
+    return w <= 1 ? ACL_INT8 : w == 2 ? ACL_INT16 : w == 4 ? ACL_INT32 : ACL_INT64;
+}
+
+int hgb_promote_types(int a, int b)
+{
+    int wa, wb;
+    int ca = hgb_category(a, &wa), cb = hgb_category(b, &wb);
+    if (ca < 0 || cb < 0)
         return -1;
-    int st = aclnnHardsigmoidBackwardGetWorkspaceSize(grad_output, self, out, workspace_size, executor);
-    return hgb_finish(HGB_OP_HARDSIGMOID_BACKWARD, st, refs, 3, workspace_size, executor, stream, flags, info);
+    if (a == b)
+        return a;
+    if (ca == 0)
+        return b;
+    if (cb == 0)
+        return a;
+    if (ca != cb) {
+        if (ca > cb) {    /* order so that a has the lower category */
+            int t = a; a = b; b = t;
+            t = ca; ca = cb; cb = t;
+            t = wa; wa = wb; wb = t;
+        }
+        if (cb == 2 && ca == 1)          /* unsigned x signed: a signed type that holds both */
+            return wb > wa ? b : hgb_signed_of_width(wa * 2);
+        if (cb == 4 && ca == 3)          /* float x complex: the complex of the wider precision */
+            return wa * 2 > wb ? ACL_COMPLEX128 : b;
+        return b;                        /* integer x floating (or complex): the floating type */
+    }
+    if (ca == 3 && wa == 2 && wb == 2)   /* float16 x bfloat16 */
+        return ACL_FLOAT;
+    return wa >= wb ? a : b;
+}
+
+void hgb_stream_borrowed(hgb_obj *stream)
+{
+    stream->borrowed = 1;
 }

@@ -1,47 +1,107 @@
-/* Fused calls: the hot paths of pyacl_hardgrad's Python layer done in one crossing of the
- * binding.  This file is both cffi's declarations and part of the module's C source;
- * fused_calls.c (appended after the function table) implements it, so every ACL call below
- * goes through the same bound pointers (embedded runtime or CANN) as a direct lib.acl... call.
+/* The binding's handle layer and the generic two-phase call: what every Python handle of
+ * pyacl_hardgrad owns, what it depends on and how it is released, in one place.  This file is
+ * both cffi's declarations and part of the module's C source; fused_calls.c (appended after the
+ * function table) implements it, so every ACL call below goes through the same bound pointers
+ * (embedded runtime or CANN) as a direct lib.acl... call.  ffi_build.py appends, per operator of
+ * include/aclnnop, one fused call and one plan constructor generated from its prototype.
  *
- * Reference counts: every Python resource (pyacl_hardgrad._lifetime._Res) keeps its count in
- * an int64_t that only these functions change, atomically.  A count of 0 means released for
- * good: retaining it fails instead of bringing it back. */
-#define HGB_STEP_RETAIN 1
-#define HGB_STEP_PHASE1 2
-#define HGB_STEP_PHASE2 3
-#define HGB_STEP_SYNC 4
+ * An hgb_obj is one resource: its C object, its kind (which names its destroy function), the
+ * objects it holds a reference to (dependencies) and an atomic count of its holders.  A count that
+ * reached 0 destroyed the resource for good: retaining it again fails.  The Python handle that
+ * created an object holds one reference and an "open" flag; closing the handle clears the flag and
+ * drops the reference (once).  The struct itself lives while the resource does or a Python handle
+ * points at it, so a closed handle's pointer is never dangling.
+ *
+ * A stream object keeps a list of the objects its queued work uses; hgb_stream_sync waits for the
+ * stream and then releases what was queued before the wait.  A storage object (device memory or a
+ * foreign owner) remembers the stream that last used it, so reading it back waits for that stream. */
+#define HGB_KIND_PY 0       /* released by the Python layer (hgb_py_release) */
+#define HGB_KIND_TENSOR 1   /* aclDestroyTensor */
+#define HGB_KIND_SCALAR 2   /* aclDestroyScalar */
+#define HGB_KIND_MEMORY 3   /* aclrtFree */
+#define HGB_KIND_EXECUTOR 4 /* a plan: aclDestroyAclOpExecutor unless a one-shot run consumed it */
+#define HGB_KIND_STREAM 5   /* aclrtSynchronizeStream, aclrtDestroyStream, then its held work */
+#define HGB_KIND_EVENT 6    /* aclrtDestroyEvent */
+#define HGB_KIND_FOREIGN 7  /* device memory the package does not own: nothing to free */
 
-#define HGB_WAIT 1   /* synchronise the stream after the launch */
-#define HGB_KEEP 2   /* keep the references after a launch not waited for (the caller hands them on) */
+#define HGB_WAIT 1          /* flags: synchronise the stream after the launch */
+#define HGB_CLOSED -1       /* status: argument `index` of the call was closed (nothing was called) */
+#define HGB_CONSUMED -2     /* status: a one-shot plan has run already */
+#define HGB_MAX_ARGS 32     /* handle arguments of one operator call */
+#define HGB_PENDING_LIMIT 4096 /* objects a stream holds before a launch synchronises it */
 
-#define HGB_OP_HARDTANH_BACKWARD 0
-#define HGB_OP_HARDSIGMOID_BACKWARD 1
+typedef struct hgb_obj hgb_obj;
+typedef int (*hgb_phase2_fn)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                             aclrtStream stream);
 
-int hgb_ref_retain(int64_t *ref);              /* 1: retained; 0: already released */
-int64_t hgb_ref_release(int64_t *ref);         /* the count after; -1: was already 0 */
-/* Release up to five counts (NULLs skipped); bit i set when the i-th reached 0. */
-unsigned hgb_ref_release5(int64_t *a, int64_t *b, int64_t *c, int64_t *d, int64_t *e);
+/* The outcome of a call besides its status (one per thread, reused). */
+typedef struct hgb_call {
+    const char *function;    /* the function whose non-zero status was returned; NULL for HGB_CLOSED */
+    int32_t index;           /* HGB_CLOSED: which argument */
+    int32_t unused;
+    uint64_t workspace_size; /* phase 1's answer */
+    aclOpExecutor *executor; /* phase 1's executor until the call hands it on */
+    hgb_obj *made;           /* hgb_plan_*, hgb_tensor_empty: the new object (NULL on failure) */
+    void *data;              /* hgb_tensor_empty: the new tensor's device address */
+    aclTensor *tensor;       /* hgb_tensor_empty: the new aclTensor */
+} hgb_call;
 
-/* Phase 2 of `op` on `stream`, then the wait when flags has HGB_WAIT.  info[0] gets the step
- * of the returned status. */
-int hgb_run(int op, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
-            aclrtStream stream, int flags, int *info);
+/* Objects.  `deps` are references the caller already holds; they move into the new object.
+ * `wrapped`: 1: a Python handle points at it (open flag set; hgb_obj_close/hgb_obj_forget follow);
+ * 2: a Python object points at it without an open flag (hgb_obj_forget lets go of the struct).
+ * NULL when out of memory (the deps are released then). */
+hgb_obj *hgb_obj_new(int kind, void *handle, intptr_t py, hgb_obj *const *deps, int ndeps, int wrapped);
+/* A stream object; `device` is the device's object, held (a dependency) when `hold_device`. */
+hgb_obj *hgb_stream_new(aclrtStream stream, hgb_obj *device, int hold_device, aclrtContext context);
+int hgb_obj_retain(hgb_obj *o);          /* 1: retained; 0: already released */
+int hgb_obj_hold(hgb_obj *o);            /* retain an open object: 1, else 0 */
+int64_t hgb_obj_release(hgb_obj *o);     /* the count after; -1: was already 0 */
+int64_t hgb_obj_refs(hgb_obj *o);
+int hgb_obj_open(hgb_obj *o);
+void *hgb_obj_handle(hgb_obj *o);
+hgb_obj *hgb_obj_storage(hgb_obj *tensor); /* the memory (or owner) a tensor views; retained, NULL if gone */
+int hgb_obj_add_dep(hgb_obj *o, hgb_obj *dep); /* dep is already retained; 0 when out of memory */
+int hgb_obj_adopt(hgb_obj *o);           /* a Python handle takes this reference: 1, or 0 when one has */
+void hgb_obj_close(hgb_obj *o);          /* the Python handle closes: drop its reference once */
+void hgb_obj_forget(hgb_obj *o);         /* the Python handle is gone (close + let go of the struct) */
 
-/* One call of an operator: retain r0..r4 (NULLs skipped; all or none), phase 1, and when it
- * needs no workspace phase 2 and, with HGB_WAIT, the wait.  Returns the first failing status
- * (or, for a count that was already 0, -1) with info[0] = its step (HGB_STEP_*).
- *   - retain failed: info[2] = index of the released count; nothing held, nothing called;
- *   - phase 1 asked for a workspace: returns 0 with info[0] == HGB_STEP_PHASE1, the executor
- *     in *executor and the references held: the caller finishes the launch;
- *   - launched: with HGB_KEEP and no HGB_WAIT the references stay held; after a successful
- *     wait they are released; a failed wait keeps them (the work may still run);
- *   - any other failure releases them (a failed launch also destroys its executor).
- * info[1] = bit mask of the counts this call released to 0 (the caller frees those).
- * `info` holds 3 ints. */
-int hgb_hardtanh_backward(const aclTensor *grad_output, const aclTensor *self, const aclScalar *min_val,
-                          const aclScalar *max_val, aclTensor *out, aclrtStream stream, int flags,
-                          int64_t *r0, int64_t *r1, int64_t *r2, int64_t *r3, int64_t *r4,
-                          uint64_t *workspace_size, aclOpExecutor **executor, int *info);
-int hgb_hardsigmoid_backward(const aclTensor *grad_output, const aclTensor *self, aclTensor *out,
-                             aclrtStream stream, int flags, int64_t *r0, int64_t *r1, int64_t *r2,
-                             uint64_t *workspace_size, aclOpExecutor **executor, int *info);
+/* A stream another owner destroys (Stream.from_handle without own): its release only waits. */
+void hgb_stream_borrowed(hgb_obj *stream);
+/* Streams: hold objects until the next sync; the count of held objects; wait and release. */
+int hgb_stream_hold(hgb_obj *stream, hgb_obj *const *objs, int n); /* retains them; 0 when one was released */
+int64_t hgb_stream_held(hgb_obj *stream);
+int hgb_stream_sync(hgb_obj *stream);    /* HGB_CLOSED for a closed stream */
+/* Wait for the stream that last used this tensor's storage (no-op when none); a status. */
+int hgb_tensor_wait(hgb_obj *tensor);
+int hgb_obj_kind(hgb_obj *o);
+
+/* The generic two-phase call over handle arguments (what every generated fused call does):
+ * hgb_begin holds the stream (NULL for none) and every open argument (NULLs skipped) for the call,
+ * or nothing (HGB_CLOSED, call->index: the argument, n for the stream);
+ * after phase 1 returned `status`, hgb_finish runs phase 2 with a workspace when one is needed
+ * (allocated here, on the stream's device), hands the references to the stream (held until its
+ * next sync) and, with HGB_WAIT, waits.  Every failure releases what was held (a failed launch
+ * also destroys the executor), except a failed wait: the work may still run, so the stream keeps
+ * it.  call->function names the failing function. */
+int hgb_begin(hgb_call *call, hgb_obj *stream, hgb_obj *const *args, int n);
+int hgb_finish(hgb_call *call, int status, hgb_obj *const *args, int n, hgb_obj *stream, int flags,
+               hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name);
+/* The same after phase 1 of a plan: call->made = the plan object (owning the references). */
+int hgb_plan_finish(hgb_call *call, int status, hgb_obj *const *args, int n, int repeatable,
+                    hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name);
+/* Phase 2 of a plan on `stream` with `workspace` (NULL: the plan's own, allocated on first need):
+ * the stream holds the plan (and the workspace) until its next sync.  HGB_CONSUMED for a one-shot
+ * plan that ran; HGB_CLOSED with index 0 (plan), 1 (stream), 2 (workspace). */
+int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags);
+uint64_t hgb_plan_workspace_size(hgb_obj *plan);
+
+/* A row-major tensor of new device memory on `device` (its context made current when given):
+ * call->made (open, wrapped), call->data; a status (call->function names the failing call). */
+int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
+                     int dtype, int itemsize);
+/* CANN's type promotion of two aclDataTypes (the default out dtype of an operator); -1: none. */
+int hgb_promote_types(int a, int b);
+
+/* Implemented by the Python layer (cffi extern "Python"). */
+extern "Python" void hgb_py_release(intptr_t key);
+extern "Python" void hgb_py_cleanup_failed(const char *function, int status);

@@ -4,8 +4,12 @@
 // Build (the bench does this itself and caches the binary):
 //   c++ -O2 cpp_loop.cpp -I<include> -L<lib> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib>
 // Run:
-//   cpp_loop --sizes 8,4096 --dtypes float32,float16,bfloat16 --ops hardtanh,hardsigmoid
-//            --repeat 5 --target-ms 40
+//   cpp_loop --sizes 8,4096 --dtypes float32,float16,bfloat16
+//            --ops aclnnHardtanhBackward/ttsso/-1:1,aclnnHardsigmoidBackward/tto/ --repeat 5 --target-ms 40
+// An operator is given as <aclnn name>/<kinds>/<scalars>: kinds lists phase 1's parameters before
+// workspaceSize and executor (t: an input tensor, o: the output tensor, s: a float32 scalar), and
+// scalars the values of the s parameters, ':'-separated.  Its two functions are looked up by name
+// (dlsym) in the libraries the program is linked with: nothing here knows any operator.
 // Prints one JSON object on stdout: the per-call cost of aclrtGetDevice and, for every
 // (op, dtype, size), two modes:
 //   fresh: phase 1 (GetWorkspaceSize) + phase 2 + aclrtSynchronizeStream per call;
@@ -36,9 +40,10 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
+
 #include "acl/acl.h"
-#include "aclnnop/aclnn_hardsigmoid_backward.h"
-#include "aclnnop/aclnn_hardtanh_backward.h"
+#include "aclnn/aclnn_base.h"
 
 namespace {
 
@@ -48,7 +53,7 @@ const int64_t kAsyncMaxSize = 65536;
 struct Options {
     std::vector<int64_t> sizes{8, 4096};
     std::vector<std::string> dtypes{"float32"};
-    std::vector<std::string> ops{"hardtanh", "hardsigmoid"};
+    std::vector<std::string> ops;
     int repeat = 5;
     double targetMs = 40.0;
 };
@@ -166,25 +171,28 @@ void Encode(float v, aclDataType dt, unsigned char *dst)
     std::memcpy(dst, &h, 2);
 }
 
+// The tensors of one operator call: every t and o parameter, n elements each.
 struct Buffers {
-    void *dev[3] = {nullptr, nullptr, nullptr};   // grad, self, out
-    aclTensor *t[3] = {nullptr, nullptr, nullptr};
+    std::vector<void *> dev;
+    std::vector<aclTensor *> t;
 
     ~Buffers()
     {
-        for (int i = 0; i < 3; ++i) {
+        for (size_t i = 0; i < t.size(); ++i) {
             if (t[i]) aclDestroyTensor(t[i]);
             if (dev[i]) aclrtFree(dev[i]);
         }
     }
 };
 
-bool MakeBuffers(int64_t n, aclDataType dt, size_t itemsize, Buffers *b)
+bool MakeBuffers(int64_t n, aclDataType dt, size_t itemsize, int count, Buffers *b)
 {
     size_t bytes = static_cast<size_t>(n) * itemsize;
     std::vector<unsigned char> host(bytes);
     uint32_t seed = 12345u;
-    for (int i = 0; i < 3; ++i) {
+    b->dev.assign(static_cast<size_t>(count), nullptr);
+    b->t.assign(static_cast<size_t>(count), nullptr);
+    for (int i = 0; i < count; ++i) {
         for (int64_t j = 0; j < n; ++j) {
             seed = seed * 1664525u + 1013904223u;
             float v = static_cast<float>(static_cast<int>((seed >> 8) % 65u) - 32) / 8.0f;
@@ -222,23 +230,115 @@ struct Workspace {
     }
 };
 
-struct OpCall {
-    bool hardtanh;
-    const Buffers *b;
-    aclScalar *lo;
-    aclScalar *hi;
+bool Fail(const char *msg);
 
-    int Phase1(uint64_t *ws, aclOpExecutor **ex) const
+// An operator given on the command line (see the top of the file).
+struct Operator {
+    std::string token, name, kinds;
+    std::vector<aclScalar *> scalars;
+    void *phase1 = nullptr;
+    void *phase2 = nullptr;
+    int tensors = 0;
+
+    ~Operator()
     {
-        if (hardtanh) {
-            return aclnnHardtanhBackwardGetWorkspaceSize(b->t[0], b->t[1], lo, hi, b->t[2], ws, ex);
+        for (aclScalar *s : scalars) aclDestroyScalar(s);
+    }
+};
+
+bool ParseOperator(const std::string &token, Operator *op)
+{
+    op->token = token;
+    size_t a = token.find('/'), b = token.find('/', a == std::string::npos ? a : a + 1);
+    if (a == std::string::npos || b == std::string::npos) return Fail("unknown op: an operator token is name/kinds/scalars");
+    op->name = token.substr(0, a);
+    op->kinds = token.substr(a + 1, b - a - 1);
+    std::string vals = token.substr(b + 1);
+    std::vector<float> values;
+    for (size_t p = 0; p < vals.size();) {
+        size_t q = vals.find(':', p);
+        if (q == std::string::npos) q = vals.size();
+        values.push_back(std::strtof(vals.substr(p, q - p).c_str(), nullptr));
+        p = q + 1;
+    }
+    size_t si = 0;
+    for (char k : op->kinds) {
+        if (k == 't' || k == 'o') {
+            ++op->tensors;
+        } else if (k == 's') {
+            if (si >= values.size()) return Fail("operator token: a value for every s");
+            float v = values[si++];
+            aclScalar *sc = aclCreateScalar(&v, ACL_FLOAT);
+            if (!sc) return Ok("aclCreateScalar", -1);
+            op->scalars.push_back(sc);
+        } else {
+            return Fail("operator token: kinds are t, o, s");
         }
-        return aclnnHardsigmoidBackwardGetWorkspaceSize(b->t[0], b->t[1], b->t[2], ws, ex);
     }
-    int Phase2(void *ws, uint64_t size, aclOpExecutor *ex, aclrtStream s) const
+    if (op->kinds.size() > 10) return Fail("operator token: at most 10 parameters");
+    // The operator library the program links with (-lopapi; a linker may have dropped it as
+    // unreferenced, so it is opened by name as well, from the same run path).
+    void *lib = dlopen("libopapi.so", RTLD_NOW | RTLD_GLOBAL);
+    void *from = lib ? lib : RTLD_DEFAULT;
+    op->phase1 = dlsym(from, (op->name + "GetWorkspaceSize").c_str());
+    op->phase2 = dlsym(from, op->name.c_str());
+    if (!op->phase1 || !op->phase2) return Fail("unknown op: not exported by the operator library");
+    return true;
+}
+
+// Calls a function of n pointer parameters (every phase 1 parameter here is a pointer).
+int CallPointers(void *f, void *const *a, size_t n)
+{
+    using P = void *;
+    switch (n) {
+    case 2: return reinterpret_cast<int (*)(P, P)>(f)(a[0], a[1]);
+    case 3: return reinterpret_cast<int (*)(P, P, P)>(f)(a[0], a[1], a[2]);
+    case 4: return reinterpret_cast<int (*)(P, P, P, P)>(f)(a[0], a[1], a[2], a[3]);
+    case 5: return reinterpret_cast<int (*)(P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4]);
+    case 6: return reinterpret_cast<int (*)(P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5]);
+    case 7: return reinterpret_cast<int (*)(P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    case 8:
+        return reinterpret_cast<int (*)(P, P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    case 9:
+        return reinterpret_cast<int (*)(P, P, P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                                                                      a[7], a[8]);
+    case 10:
+        return reinterpret_cast<int (*)(P, P, P, P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                                         a[6], a[7], a[8], a[9]);
+    case 11:
+        return reinterpret_cast<int (*)(P, P, P, P, P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                                            a[6], a[7], a[8], a[9], a[10]);
+    case 12:
+        return reinterpret_cast<int (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(f)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                                               a[6], a[7], a[8], a[9], a[10], a[11]);
+    default: return -1;
+    }
+}
+
+typedef int (*Phase2Fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+// One operator over one set of buffers; the argument list is built once.
+struct OpCall {
+    std::vector<void *> args;   // phase 1's arguments; the last two are filled per call
+    void *phase1;
+    Phase2Fn phase2;
+
+    OpCall(const Operator &op, const Buffers *b) : phase1(op.phase1), phase2(reinterpret_cast<Phase2Fn>(op.phase2))
     {
-        return hardtanh ? aclnnHardtanhBackward(ws, size, ex, s) : aclnnHardsigmoidBackward(ws, size, ex, s);
+        size_t ti = 0, si = 0;
+        for (char k : op.kinds) {
+            args.push_back(k == 's' ? static_cast<void *>(op.scalars[si++]) : static_cast<void *>(b->t[ti++]));
+        }
+        args.push_back(nullptr);
+        args.push_back(nullptr);
     }
+    int Phase1(uint64_t *ws, aclOpExecutor **ex)
+    {
+        args[args.size() - 2] = ws;
+        args[args.size() - 1] = ex;
+        return CallPointers(phase1, args.data(), args.size());
+    }
+    int Phase2(void *ws, uint64_t size, aclOpExecutor *ex, aclrtStream s) const { return phase2(ws, size, ex, s); }
 };
 
 void PrintStats(const char *key, const Stats &s)
@@ -250,11 +350,12 @@ void PrintStats(const char *key, const Stats &s)
 bool Run(const Options &o, aclrtStream stream, std::string *json)
 {
     const double targetNs = o.targetMs * 1e6;
-    float loV = -1.0f, hiV = 1.0f;
-    aclScalar *lo = aclCreateScalar(&loV, ACL_FLOAT);
-    aclScalar *hi = aclCreateScalar(&hiV, ACL_FLOAT);
-    bool ok = lo && hi;
-    if (!ok) Ok("aclCreateScalar", -1);
+    std::vector<std::unique_ptr<Operator>> ops;
+    bool ok = true;
+    for (const std::string &tok : o.ops) {
+        ops.emplace_back(new Operator);
+        ok = ok && ParseOperator(tok, ops.back().get());
+    }
     Workspace ws;
     char line[512];
     bool first = true;
@@ -262,13 +363,13 @@ bool Run(const Options &o, aclrtStream stream, std::string *json)
         size_t itemsize = 0;
         aclDataType dt = AclDtype(o.dtypes[di], &itemsize);
         for (size_t si = 0; ok && si < o.sizes.size(); ++si) {
-            Buffers b;
-            if (!MakeBuffers(o.sizes[si], dt, itemsize, &b)) {
-                ok = false;
-                break;
-            }
             for (size_t oi = 0; ok && oi < o.ops.size(); ++oi) {
-                OpCall call{o.ops[oi] == "hardtanh", &b, lo, hi};
+                Buffers b;
+                if (!MakeBuffers(o.sizes[si], dt, itemsize, ops[oi]->tensors, &b)) {
+                    ok = false;
+                    break;
+                }
+                OpCall call(*ops[oi], &b);
                 Stats fresh, plan;
                 ok = Measure(
                     [&](long k) {
@@ -342,8 +443,6 @@ bool Run(const Options &o, aclrtStream stream, std::string *json)
             }
         }
     }
-    if (lo) aclDestroyScalar(lo);
-    if (hi) aclDestroyScalar(hi);
     return ok;
 }
 
@@ -362,20 +461,20 @@ std::string TakeError()
     return msg;
 }
 
-// The state kept between serve-mode commands: the buffers of the last dtype and size, and a
-// repeatable executor per op on them (the bench alternates between the ops' cells).
+// The state kept between serve-mode commands: the operators seen, the buffers of the last dtype
+// and size (per operator) and a repeatable executor per operator on them (the bench alternates
+// between the operators' cells).
 struct Server {
     aclrtStream stream = nullptr;
-    aclScalar *lo = nullptr;
-    aclScalar *hi = nullptr;
     Workspace ws;
     std::string bufKey;
-    std::unique_ptr<Buffers> buf;
+    std::map<std::string, std::unique_ptr<Operator>> ops;    // by token
+    std::map<std::string, std::unique_ptr<Buffers>> bufs;    // by token, for bufKey
     struct Exec {
         aclOpExecutor *ex;
         uint64_t size;
     };
-    std::map<std::string, Exec> execs;   // by op
+    std::map<std::string, Exec> execs;   // by token
 
     void DropExecutors()
     {
@@ -385,16 +484,15 @@ struct Server {
     ~Server()
     {
         DropExecutors();
-        buf.reset();
-        if (lo) aclDestroyScalar(lo);
-        if (hi) aclDestroyScalar(hi);
+        bufs.clear();
+        ops.clear();
     }
 };
 
 enum Mode { kFresh, kPlan, kPlanAsync };
 
 // One batch of k calls in the given mode (all calls' results are ready when it returns).
-bool Batch(Server &sv, const OpCall &call, const Server::Exec *plan, Mode mode, long k)
+bool Batch(Server &sv, OpCall &call, const Server::Exec *plan, Mode mode, long k)
 {
     if (mode == kFresh) {
         for (long i = 0; i < k; ++i) {
@@ -423,7 +521,13 @@ bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
     int64_t n = std::strtoll(w[3].c_str(), nullptr, 10);
     long k = std::strtol(w[5].c_str(), nullptr, 10);
     double targetNs = std::atof(w[6].c_str()) * 1e6;
-    if (op != "hardtanh" && op != "hardsigmoid") return Fail("cell: unknown op");
+    auto oit = sv.ops.find(op);
+    if (oit == sv.ops.end()) {
+        std::unique_ptr<Operator> parsed(new Operator);
+        if (!ParseOperator(op, parsed.get())) return false;
+        oit = sv.ops.insert(std::make_pair(op, std::move(parsed))).first;
+    }
+    const Operator &oper = *oit->second;
     if (dname != "float32" && dname != "float16" && dname != "bfloat16") return Fail("cell: unknown dtype");
     if (n <= 0 || k < 0 || (k == 0 && !(targetNs > 0))) return Fail("cell: bad size, count or target");
     Mode mode = mname == "fresh" ? kFresh : mname == "plan" ? kPlan : kPlanAsync;
@@ -431,16 +535,18 @@ bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
     size_t itemsize = 0;
     aclDataType dt = AclDtype(dname, &itemsize);
     std::string bufKey = dname + " " + w[3];
-    if (!sv.buf || sv.bufKey != bufKey) {
+    if (sv.bufKey != bufKey) {
         sv.DropExecutors();   // they refer to the old tensors
-        sv.buf.reset();
-        sv.bufKey.clear();
-        std::unique_ptr<Buffers> b(new Buffers);
-        if (!MakeBuffers(n, dt, itemsize, b.get())) return false;
-        sv.buf = std::move(b);
+        sv.bufs.clear();
         sv.bufKey = bufKey;
     }
-    OpCall call{op == "hardtanh", sv.buf.get(), sv.lo, sv.hi};
+    auto bit = sv.bufs.find(op);
+    if (bit == sv.bufs.end()) {
+        std::unique_ptr<Buffers> b(new Buffers);
+        if (!MakeBuffers(n, dt, itemsize, oper.tensors, b.get())) return false;
+        bit = sv.bufs.insert(std::make_pair(op, std::move(b))).first;
+    }
+    OpCall call(oper, bit->second.get());
     const Server::Exec *plan = nullptr;
     if (mode != kFresh) {
         auto it = sv.execs.find(op);
@@ -485,10 +591,6 @@ int Serve(aclrtStream stream)
 {
     Server sv;
     sv.stream = stream;
-    float loV = -1.0f, hiV = 1.0f;
-    sv.lo = aclCreateScalar(&loV, ACL_FLOAT);
-    sv.hi = aclCreateScalar(&hiV, ACL_FLOAT);
-    bool scalarsOk = sv.lo && sv.hi;
     char buf[1024];
     while (std::fgets(buf, sizeof buf, stdin)) {
         std::vector<std::string> w;
@@ -506,9 +608,7 @@ int Serve(aclrtStream stream)
         if (w[0] == "quit") break;
         std::string answer;
         bool ok;
-        if (!scalarsOk) {
-            ok = Ok("aclCreateScalar", -1);
-        } else if (w[0] == "cell") {
+        if (w[0] == "cell") {
             ok = Cell(sv, w, &answer);
         } else if (w[0] == "trivial" && w.size() == 3) {
             Stats st;

@@ -28,6 +28,23 @@ DEFAULT_SIZES = (8, 4096, 1 << 20, 1 << 24)
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16")
 DEFAULT_OPS = ("hardtanh", "hardsigmoid")
 HARDTANH_MIN, HARDTANH_MAX = -1.0, 1.0
+# What the bench measures: its short name -> (the aclnn operator, the values of its scalar
+# parameters).  Everything else (the Python calls, the C++ loop) is generic over the operator.
+BENCH_OPS = {"hardtanh": ("aclnnHardtanhBackward", (HARDTANH_MIN, HARDTANH_MAX)),
+             "hardsigmoid": ("aclnnHardsigmoidBackward", ())}
+
+
+def op_spec(op: str):
+    """The package's description of a bench operator (pyacl_hardgrad.ops.OpSpec)."""
+    from .. import ops
+    return ops.operators()[BENCH_OPS[op][0]]
+
+
+def cpp_token(op: str) -> str:
+    """The operator as cpp_loop takes it: <aclnn name>/<kinds>/<scalar values>."""
+    spec = op_spec(op)
+    kinds = "".join("o" if p.role == "out" else "s" if p.kind == "scalar" else "t" for p in spec.params)
+    return f"{spec.name}/{kinds}/{':'.join(repr(float(v)) for v in BENCH_OPS[op][1])}"
 SCHEMA = "pyacl_hardgrad-bench/1"
 # Largest size also timed without a wait per call (enqueue cost; must match cpp_loop.cpp).
 ASYNC_MAX_SIZE = 65536
@@ -167,7 +184,7 @@ def build_cpp_loop(cache_dir: str | os.PathLike | None = None) -> Path:
         return exe
     tmp = cache / f".{exe.name}.{os.getpid()}"
     cmd = [cxx, *flags, str(src), f"-I{inc}", f"-L{libdir}", "-lascendcl", "-lnnopbase", "-lopapi",
-           f"-Wl,-rpath,{libdir}", "-o", str(tmp)]
+           f"-Wl,-rpath,{libdir}", "-ldl", "-o", str(tmp)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"compiling the C++ loop failed:\n{' '.join(cmd)}\n{proc.stderr}")
@@ -189,7 +206,10 @@ class CppServer:
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
     def ask(self, *words) -> dict:
-        """Send one command; the answer as a dict (CppError on an error answer or a dead child)."""
+        """Send one command; the answer as a dict (CppError on an error answer or a dead child).
+        ``cell`` commands name the operator by its bench name; the child gets its token."""
+        if words and words[0] == "cell" and len(words) > 1 and words[1] in BENCH_OPS:
+            words = (words[0], cpp_token(words[1]), *words[2:])
         try:
             self.proc.stdin.write(" ".join(map(str, words)) + "\n")
             self.proc.stdin.flush()
@@ -373,31 +393,25 @@ def trivial_calls(repeat: int, target_ns: float) -> dict:
 def _python_op_bodies(hg, op, g, x, o, stream):
     """(one-call + synchronize() body, one-call with sync=True body, repeatable plan)."""
     sync = stream.synchronize
-    if op == "hardtanh":
-        fn = hg.hardtanh_backward
-        lo, hi = HARDTANH_MIN, HARDTANH_MAX
+    spec = op_spec(op)
+    fn = spec.function
+    scalars = iter(BENCH_OPS[op][1])
+    tensors = iter((g, x))
+    args = tuple(next(tensors) if p.kind in ("tensor", "out") else next(scalars)
+                 for p in spec.params if p.role != "out")
+    out_name = spec.outputs[0].name
 
-        def fresh(k):
-            for _ in range(k):
-                fn(g, x, lo, hi, out=o, stream=stream)
-                sync()
+    def fresh(k):
+        kw = {out_name: o, "stream": stream}
+        for _ in range(k):
+            fn(*args, **kw)
+            sync()
 
-        def fresh_sync(k):
-            for _ in range(k):
-                fn(g, x, lo, hi, out=o, stream=stream, sync=True)
-        plan = hg.HardtanhBackwardPlan(g, x, lo, hi, o, repeatable=True)
-    else:
-        fn = hg.hardsigmoid_backward
-
-        def fresh(k):
-            for _ in range(k):
-                fn(g, x, out=o, stream=stream)
-                sync()
-
-        def fresh_sync(k):
-            for _ in range(k):
-                fn(g, x, out=o, stream=stream, sync=True)
-        plan = hg.HardsigmoidBackwardPlan(g, x, o, repeatable=True)
+    def fresh_sync(k):
+        kw = {out_name: o, "stream": stream, "sync": True}
+        for _ in range(k):
+            fn(*args, **kw)
+    plan = spec.plan(*args, o, repeatable=True)
     return fresh, fresh_sync, plan
 
 
@@ -467,7 +481,7 @@ def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
     g = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
     x = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
     o = hg.empty((8,), "float32", device)
-    fn, sync = hg.hardtanh_backward, stream.synchronize
+    fn, sync = op_spec("hardtanh").function, stream.synchronize
     try:
         warm = min(2000, max(calls // 10, 1))
         t0 = time.perf_counter()
@@ -501,10 +515,11 @@ def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
 FLOOR_ITEMS = (
     # (name, what it calls per iteration, the C++ loop it is paired with)
     ("plan_two_calls", "lib.aclnnHardtanhBackward(...) + lib.aclrtSynchronizeStream(h)", "plan"),
-    ("plan_one_call", "lib.hgb_run(...): phase 2 + wait in one call", "plan"),
+    ("plan_one_call", "lib.hgb_plan_run(..., HGB_WAIT): hold, phase 2, hand-over + wait in one call", "plan"),
     ("fresh_three_calls", "lib.aclnnHardtanhBackwardGetWorkspaceSize + aclnnHardtanhBackward + "
                           "aclrtSynchronizeStream", "fresh"),
-    ("fresh_one_call", "lib.hgb_hardtanh_backward(...): phase 1 + phase 2 + wait in one call", "fresh"),
+    ("fresh_one_call", "lib.hgb_call_aclnnHardtanhBackward(..., HGB_WAIT): hold, phase 1, phase 2, hand-over "
+                       "+ wait in one call", "fresh"),
 )
 
 
@@ -516,14 +531,18 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
     lo, hi = hg.Scalar(HARDTANH_MIN), hg.Scalar(HARDTANH_MAX)
-    plan = hg.HardtanhBackwardPlan(tg, tx, lo, hi, to, repeatable=True)
+    spec = op_spec("hardtanh")
+    plan = spec.plan(tg, tx, lo, hi, to, repeatable=True)
     try:
-        ex, sh = plan._box[0], stream.handle
+        ex, sh = ffi.cast("aclOpExecutor *", lib.hgb_obj_handle(plan._o)), stream.handle
         gh, xh, oh, lh, hh = tg.handle, tx.handle, to.handle, lo.handle, hi.handle
+        go, xo, oo, lo_, ho = tg._o, tx._o, to._o, lo._o, hi._o
+        po, so = plan._o, stream._o
         null = ffi.NULL
-        size, exe, info = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("int[3]")
-        p1, p2, sync = lib.aclnnHardtanhBackwardGetWorkspaceSize, lib.aclnnHardtanhBackward, lib.aclrtSynchronizeStream
-        run1, fused, wait = lib.hgb_run, lib.hgb_hardtanh_backward, lib.HGB_WAIT
+        size, exe, call = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("hgb_call *")
+        p1, p2 = getattr(lib, spec.name + "GetWorkspaceSize"), getattr(lib, spec.name)
+        sync = lib.aclrtSynchronizeStream
+        run1, fused, wait = lib.hgb_plan_run, getattr(lib, "hgb_call_" + spec.name), lib.HGB_WAIT
 
         def plan_two_calls(k):
             for _ in range(k):
@@ -532,7 +551,7 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
         def plan_one_call(k):
             for _ in range(k):
-                run1(0, null, 0, ex, sh, wait, info)
+                run1(call, po, so, null, wait)
 
         def fresh_three_calls(k):
             for _ in range(k):
@@ -542,7 +561,7 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
         def fresh_one_call(k):
             for _ in range(k):
-                fused(gh, xh, lh, hh, oh, sh, wait, null, null, null, null, null, size, exe, info)
+                fused(call, so, wait, go, xo, lo_, ho, oo)
 
         bodies = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
                   "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}

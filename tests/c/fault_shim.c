@@ -1,22 +1,21 @@
 /* Fault injection for the Python layer's error paths: a shared library bound by the binding
- * (lib.hgb_bind) in front of the embedded runtime.  It forwards phase 2 of both operators and
- * aclrtSynchronizeStream to the real functions, and fails them on demand:
- *   fault_fail_launch != 0  -> both phase-2 calls return 561103 without launching;
+ * (lib.hgb_bind) in front of the embedded runtime.  It forwards aclrtSynchronizeStream and
+ * phase 2 of the operators to the real functions, and fails them on demand:
+ *   fault_fail_launch != 0  -> every wrapped phase-2 call returns 561103 without launching;
  *   fault_fail_sync    = n  -> the next n waits wait, then report 507011.
- * Built as a shared object by tests/test_py_fused_faults.py. */
+ * Operator-independent: tests/test_py_fused_faults.py compiles it with one
+ * FAULT_PHASE2(aclnnXxx) line per discovered operator after including every operator header
+ * of include/aclnnop, so each wrapper is checked against the real prototype. */
 #include <dlfcn.h>
 #include <stdint.h>
 
-/* the real prototypes: the definitions below are checked against them */
 #include "acl/acl.h"
-#include "aclnnop/aclnn_hardsigmoid_backward.h"
-#include "aclnnop/aclnn_hardtanh_backward.h"
 
 typedef aclError (*sync_fn)(aclrtStream stream);
 typedef aclnnStatus (*launch_fn)(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream);
 
 static sync_fn real_sync;
-static launch_fn real_hardtanh, real_hardsigmoid;
+static void *g_opapi;
 
 int fault_fail_launch;
 int fault_fail_sync;
@@ -24,8 +23,7 @@ int fault_fail_sync;
 void fault_init(void *ascendcl, void *opapi)
 {
     real_sync = (sync_fn)dlsym(ascendcl, "aclrtSynchronizeStream");
-    real_hardtanh = (launch_fn)dlsym(opapi, "aclnnHardtanhBackward");
-    real_hardsigmoid = (launch_fn)dlsym(opapi, "aclnnHardsigmoidBackward");
+    g_opapi = opapi;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream)
@@ -38,12 +36,12 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     return rc;
 }
 
-aclnnStatus aclnnHardtanhBackward(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream)
-{
-    return fault_fail_launch ? 561103 : real_hardtanh(workspace, size, executor, stream);
-}
-
-aclnnStatus aclnnHardsigmoidBackward(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream)
-{
-    return fault_fail_launch ? 561103 : real_hardsigmoid(workspace, size, executor, stream);
-}
+/* Phase 2 of `name`, forwarded to the real one (looked up on first use) unless faults are on. */
+#define FAULT_PHASE2(name)                                                                               \
+    aclnnStatus name(void *workspace, uint64_t size, aclOpExecutor *executor, aclrtStream stream)       \
+    {                                                                                                    \
+        static launch_fn real_;                                                                          \
+        if (!real_)                                                                                      \
+            real_ = (launch_fn)dlsym(g_opapi, #name);                                                    \
+        return fault_fail_launch ? 561103 : real_(workspace, size, executor, stream);                    \
+    }
