@@ -25,21 +25,27 @@ def _hardtanh_backward(g, x, lo, hi):
 
 
 def test_plan_runs_on_a_pyacl_stream_with_a_pyacl_workspace(env):
+    """A transposed input makes the plan need a workspace: acl.rt.malloc gives it, pyACL's
+    stream runs it, pyACL waits for it."""
     hg, acl, dev = env
     stream, ret = acl.rt.create_stream()
     assert ret == 0
     g = np.linspace(-3, 3, 64, dtype=np.float32).reshape(8, 8)
     x = np.linspace(-2, 2, 64, dtype=np.float32)[::-1].reshape(8, 8).copy()
-    with hg.Tensor(g, dev) as tg, hg.Tensor(x, dev) as tx, \
-            hg.HardtanhBackwardPlan(tg, tx, -0.5, 1.25) as plan:
-        size = max(plan.workspace_size, 1)
+    with hg.Tensor(g, dev) as tg, hg.Tensor(x.T.copy(), dev) as txt, \
+            hg.HardtanhBackwardPlan(tg, txt.T, -0.5, 1.25, repeatable=True) as plan:
+        size = plan.workspace_size
+        assert size > 0
         ws, ret = acl.rt.malloc(size, 0)
         assert ret == 0
         with hg.Stream.from_handle(stream) as s, hg.Workspace.from_handle(ws, size) as w:
             assert int(s) == stream and int(w) == ws and not s.owns_handle and not w.owns_handle
-            plan.run(w if plan.workspace_size else None, s)
-            assert acl.rt.synchronize_stream(stream) == 0        # pyACL waits on its own stream
-            np.testing.assert_array_equal(plan.out.numpy(), _hardtanh_backward(g, x, -0.5, 1.25))
+            for _ in range(2):
+                plan.run(w, s)
+                assert acl.rt.synchronize_stream(stream) == 0        # pyACL waits on its own stream
+                np.testing.assert_array_equal(plan.out.numpy(), _hardtanh_backward(g, x, -0.5, 1.25))
+            with pytest.raises(ValueError, match="workspace of 1 bytes"):
+                plan.run(hg.Workspace.from_handle(ws, 1), s)
         plan.out.close()
     # borrowed: both still belong to pyACL
     assert acl.rt.free(ws) == 0

@@ -186,7 +186,10 @@ def test_model_and_media_calls_are_present_and_not_supported(acl):
     assert mdl.get_num_inputs(0) == 0 and mdl.get_input_size_by_index(0, 0) == 0
     assert mdl.get_input_name_by_index(0, 0) is None
     assert mdl.get_input_data_type(0, 0) == -1 and mdl.get_input_format(0, 0) == -1
-    assert mdl.get_input_dims(0, 0) == ({}, NOT_SUPPORT)
+    dims, ret = mdl.get_input_dims(0, 0)
+    assert (dims, ret) == ({}, NOT_SUPPORT)
+    dims["name"] = "changed"
+    assert mdl.get_input_dims(0, 0) == ({}, NOT_SUPPORT)                        # a new dict each call
     assert mdl.add_dataset_buffer(1234, 0) == (1234, NOT_SUPPORT)              # pyACL returns the dataset
     assert media.dvpp_malloc(16) == (0, NOT_SUPPORT)
     assert media.dvpp_free(0) == NOT_SUPPORT
