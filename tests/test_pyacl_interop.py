@@ -300,3 +300,21 @@ def test_embedded_backend_uses_ours_even_with_cann_pyacl_importable(fake_cann, t
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "run", "--pyacl", "cann", str(script)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0 and proc.stdout.split() == ["True", "sim"]      # asked for it explicitly
+
+
+def test_closing_the_current_context_returns_to_the_devices_default(env):
+    hg, acl, dev = env
+    default, _ = acl.rt.get_context()
+    ctx = hg.Context(dev)
+    assert acl.rt.get_context() == (int(ctx), 0)
+    ctx.close()
+    assert acl.rt.get_context() == (default, 0)
+    with dev.create_stream() as s:              # the package keeps working on this thread
+        s.synchronize()
+    other = hg.Context(dev)
+    before = hg.Context.from_handle(default)    # borrowed: closing it leaves the current context alone
+    before.make_current()
+    other.close()                               # not current: nothing to switch
+    assert acl.rt.get_context() == (default, 0)
+    before.close()
+    assert acl.rt.get_context() == (default, 0)
