@@ -78,6 +78,7 @@ def _sample_lines(values):
 @pytest.mark.parametrize("script,values", [
     ("hardtanh_backward_pyacl.py", (0, 0, 0, 3, 0, 5, 0, 0)),
     ("hardsigmoid_backward_pyacl.py", (0, 1 / 6, 2 / 6, 0, 0, 0, 0, 0)),
+    ("hardtanh_backward_mixed.py", (0, 0, 0, 3, 0, 5, 0, 0)),       # pyACL's handles in the Pythonic plan
 ])
 def test_operator_samples_as_pyacl_scripts_print_canns_values(script, values):
     proc = run("run", str(EXAMPLES / script))
