@@ -22,7 +22,9 @@ RT = {
     "query_device_status": ("i", 1), "device_can_access_peer": ("ii", 1),
     "device_enable_peer_access": ("iI", "ret"), "device_disable_peer_access": ("i", "ret"),
     "get_device_info": ("II", 1), "device_get_stream_priority_range": ("", 2),
-    "get_device_capability": ("iI", 1),
+    "get_device_capability": ("iI", 1), "device_peer_access_status": ("ii", 1),
+    "get_device_res_limit": ("iI", 1), "set_device_res_limit": ("iII", "ret"), "reset_device_res_limit": ("i", "ret"),
+    "get_res_in_current_thread": ("i", 1),
     "create_context": ("i", 1), "destroy_context": ("k", "ret"), "set_context": ("k", "ret"),
     "get_context": ("", 1), "ctx_get_current_default_stream": ("", 1),
     "create_stream": ("", 1), "create_stream_with_config": ("ii", 1), "destroy_stream": ("k", "ret"),
@@ -38,6 +40,7 @@ RT = {
     "malloc": ("ki", 1), "malloc_cached": ("ki", 1), "malloc_align32": ("ki", 1), "malloc_host": ("k", 1),
     "free": ("k", "ret"), "free_host": ("k", "ret"), "memcpy": ("kkkki", "ret"), "memcpy_async": ("kkkkik", "ret"),
     "memset": ("kkik", "ret"), "memset_async": ("kkikk", "ret"), "get_mem_info": ("i", 2),
+    "memcpy2d": ("kkkkkki", "ret"), "memcpy2d_async": ("kkkkkkik", "ret"),
     "mem_flush": ("kk", "ret"), "mem_invalidate": ("kk", "ret"),
     "peek_at_last_error": ("i", "ret"), "get_last_error": ("i", "ret"),
     "set_op_wait_timeout": ("I", "ret"), "set_op_execute_time_out": ("I", "ret"),
@@ -52,6 +55,7 @@ MESSAGES = {n: f"acl.rt.{n} args parse failed!" for n in (
     "set_stream_failure_mode", "stream_query", "synchronize_event_with_timeout", "peek_at_last_error",
     "get_last_error", "set_op_wait_timeout")}
 MESSAGES["set_op_execute_time_out"] = "acl.rt.set_op_execute_timeout args parse failed!"
+MESSAGES["get_res_in_current_thread"] = "acl.rt.get_res_in_current_thread parse failed"
 
 # Harmless valid arguments per format letter (handles 0 = NULL, sizes 0, ids 0)
 VALID = {"i": 0, "I": 0, "k": 0, "K": 0, "s": "x"}
@@ -88,7 +92,7 @@ UNSAFE_WITH_ZERO = {"reset_device", "reset_device_force", "synchronize_device_wi
                     "set_op_wait_timeout", "set_op_execute_time_out", "device_enable_peer_access",
                     "device_disable_peer_access", "set_stream_failure_mode", "stream_wait_event",
                     "synchronize_stream_with_timeout", "malloc", "malloc_cached", "malloc_align32", "malloc_host",
-                    "create_context", "create_stream_with_config"}
+                    "create_context", "create_stream_with_config", "set_device_res_limit", "reset_device_res_limit"}
 
 
 @pytest.mark.parametrize("name", sorted(set(RT) - UNSAFE_WITH_ZERO))
@@ -115,11 +119,13 @@ def test_rt_unparsable_arguments_raise_pyacl_type_error(acl, name):
             with pytest.raises(TypeError) as info:
                 fn(*args)
             assert str(info.value) == message, (name, i, bad)
-    with pytest.raises(TypeError, match="args parse failed"):
+    with pytest.raises(TypeError) as info:
         fn(*[VALID[c] for c in fmt], 0)                 # one too many
+    assert str(info.value) == message
     if fmt:
-        with pytest.raises(TypeError, match="args parse failed"):
+        with pytest.raises(TypeError) as info:
             fn(*[VALID[c] for c in fmt[:-1]])            # one too few
+        assert str(info.value) == message
     with pytest.raises(TypeError):
         fn(*[VALID[c] for c in fmt], keyword=1)
 
@@ -415,6 +421,18 @@ def test_not_yet_bound_calls_return_not_supported(acl, hg):
 
 
 # -- the runtime families pyACL code uses beyond the basics -------------------------------------------
+def test_memcpy2d(acl):
+    d, _ = acl.rt.malloc(64, 0)
+    h, _ = acl.rt.malloc_host(64)
+    src = bytes(range(64))
+    assert acl.rt.memcpy2d(d, 16, acl.util.bytes_to_ptr(src), 16, 8, 4, 1) == 0      # 4 rows of 8 of 16
+    s, _ = acl.rt.create_stream()
+    assert acl.rt.memcpy2d_async(h, 8, d, 16, 8, 4, 2, s) == 0 and acl.rt.synchronize_stream(s) == 0
+    assert acl.util.ptr_to_bytes(h, 32) == b"".join(src[16 * r:16 * r + 8] for r in range(4))
+    assert acl.rt.memcpy2d(h, 4, d, 16, 8, 4, 2) != 0                                 # width > dst pitch
+    assert acl.rt.free(d) == 0 and acl.rt.free_host(h) == 0 and acl.rt.destroy_stream(s) == 0
+
+
 def test_memset_on_pinned_host_memory(acl):
     h, ret = acl.rt.malloc_host(32)
     assert ret == 0
@@ -453,9 +471,21 @@ def test_device_queries(acl, hg):
     assert ret == 0 and type(stream) is int
     value, ret = acl.rt.get_device_info(0, 1)                  # ACL_DEV_ATTR_AICPU_CORE_NUM
     assert ret == 0 and value >= 0
-    can, ret = acl.rt.device_can_access_peer(0, 0)
-    assert ret != 0                                            # a device is not its own peer
+    assert acl.rt.device_can_access_peer(0, 0)[1] != 0        # a device is not its own peer
     assert acl.rt.get_device_info(99, 1)[1] != 0
+    rate, ret = acl.rt.get_device_utilization_rate(0)
+    assert ret == 0 and set(rate) == {"cube_utilization", "vector_utilization", "aicpu_utilization",
+                                      "memory_utilization", "utilization_extend"}
+    assert acl.rt.get_device_utilization_rate(99)[1] != 0
+    with pytest.raises(TypeError, match="acl.rt.get_device_utilization_rate args parse failed"):
+        acl.rt.get_device_utilization_rate("0")
+    default, ret = acl.rt.get_device_res_limit(0, 0)            # ACL_RT_DEV_RES_CUBE_CORE
+    assert ret == 0 and default > 0
+    assert acl.rt.set_device_res_limit(0, 0, 1) == 0 and acl.rt.get_device_res_limit(0, 0) == (1, 0)
+    assert acl.rt.reset_device_res_limit(0) == 0 and acl.rt.get_device_res_limit(0, 0) == (default, 0)
+    assert acl.rt.get_res_in_current_thread(0) == (default, 0)
+    attrs, n, ret = acl.get_cann_attribute_list()
+    assert ret == 0 and n == len(attrs) and all(type(a) is int for a in attrs)
 
 
 def test_last_error_keeps_runtime_codes(acl):
@@ -511,13 +541,13 @@ def test_docs_list_exactly_the_calls_without_a_c_function(acl, hg):
 
 
 # Public functions pinned by dedicated tests above instead of the RT table
-SEPARATELY_PINNED_RT = {"launch_callback", "set_exception_info_callback", "get_error_code_from_exception_info",
+SEPARATELY_PINNED_RT = {"launch_callback", "set_exception_info_callback", "get_device_utilization_rate", "get_error_code_from_exception_info",
                         "get_task_id_from_exception_info", "get_stream_id_from_exception_info",
                         "get_thread_id_from_exception_info", "get_device_id_from_exception_info"}
 TOP_LEVEL = {"init", "finalize", "get_version", "get_soc_name", "get_recent_err_msg", "app_log", "float_to_float16",
              "float16_to_float", "data_type_size", "create_data_buffer", "destroy_data_buffer", "get_data_buffer_addr",
              "get_data_buffer_size", "get_data_buffer_size_v2", "update_data_buffer", "get_cann_attribute",
-             "get_device_capability", "get_version_str", "finalize_reference"}
+             "get_device_capability", "get_version_str", "finalize_reference", "get_cann_attribute_list"}
 
 
 def test_every_public_function_is_pinned(acl):
