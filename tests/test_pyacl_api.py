@@ -41,6 +41,7 @@ RT = {
     "free": ("k", "ret"), "free_host": ("k", "ret"), "memcpy": ("kkkki", "ret"), "memcpy_async": ("kkkkik", "ret"),
     "memset": ("kkik", "ret"), "memset_async": ("kkikk", "ret"), "get_mem_info": ("i", 2),
     "memcpy2d": ("kkkkkki", "ret"), "memcpy2d_async": ("kkkkkkik", "ret"),
+    "value_write": ("kkIk", "ret"), "value_wait": ("kkIk", "ret"),
     "mem_flush": ("kk", "ret"), "mem_invalidate": ("kk", "ret"),
     "peek_at_last_error": ("i", "ret"), "get_last_error": ("i", "ret"),
     "set_op_wait_timeout": ("I", "ret"), "set_op_execute_time_out": ("I", "ret"),
@@ -421,6 +422,23 @@ def test_not_yet_bound_calls_return_not_supported(acl, hg):
 
 
 # -- the runtime families pyACL code uses beyond the basics -------------------------------------------
+def test_value_write_then_wait_orders_two_streams(acl):
+    word, _ = acl.rt.malloc(8, 0)
+    h, _ = acl.rt.malloc_host(8)
+    a, _ = acl.rt.create_stream()
+    b, _ = acl.rt.create_stream()
+    assert acl.rt.memset(word, 8, 0, 8) == 0
+    assert acl.rt.value_wait(word, 5, 1, b) == 0                  # ACL_STREAM_WAIT_VALUE_EQ
+    assert acl.rt.memcpy_async(h, 8, word, 8, 2, b) == 0
+    assert acl.rt.value_write(word, 5, 0, a) == 0
+    assert acl.rt.synchronize_stream(a) == 0 and acl.rt.synchronize_stream(b) == 0
+    assert int.from_bytes(acl.util.ptr_to_bytes(h, 8), "little") == 5
+    assert acl.rt.value_write(word + 1, 5, 0, a) != 0              # 8-byte alignment
+    for p in (word,):
+        assert acl.rt.free(p) == 0
+    assert acl.rt.free_host(h) == 0 and acl.rt.destroy_stream(a) == 0 and acl.rt.destroy_stream(b) == 0
+
+
 def test_memcpy2d(acl):
     d, _ = acl.rt.malloc(64, 0)
     h, _ = acl.rt.malloc_host(64)
