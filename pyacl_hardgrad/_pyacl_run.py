@@ -5,6 +5,8 @@ shim folder (``pyacl_path()``) first on PYTHONPATH, so ``import acl`` in the scr
 modules it imports and in the Python processes it starts loads pyACL's API as the shim
 decides (PYACL_HARDGRAD_PYACL, see acl/_path/acl.py).  Neither loads the C libraries here.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import signal

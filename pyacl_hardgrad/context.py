@@ -67,6 +67,17 @@ class Context(CHandle):
     def device_id(self) -> int:
         return self._device_state.id
 
+    def close(self) -> None:
+        """Release the context (destroy it when owned).  When it is the calling thread's
+        current context, the thread goes back to its device's default context first, so the
+        package's later calls on this thread do not meet a destroyed context."""
+        if not self.closed and self.owns_handle:
+            p = ffi.new("aclrtContext *")
+            default = self._device_state.context
+            if lib.aclrtGetCurrentContext(p) == 0 and p[0] == self._handle and default is not None:
+                warn_status(lib.aclrtSetCurrentContext(default), "aclrtSetCurrentContext", stacklevel=2)
+        super().close()
+
     def make_current(self) -> "Context":
         """Make this the calling thread's current context (aclrtSetCurrentContext)."""
         check(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")

@@ -25,21 +25,27 @@ def _hardtanh_backward(g, x, lo, hi):
 
 
 def test_plan_runs_on_a_pyacl_stream_with_a_pyacl_workspace(env):
+    """A transposed input makes the plan need a workspace: acl.rt.malloc gives it, pyACL's
+    stream runs it, pyACL waits for it."""
     hg, acl, dev = env
     stream, ret = acl.rt.create_stream()
     assert ret == 0
     g = np.linspace(-3, 3, 64, dtype=np.float32).reshape(8, 8)
     x = np.linspace(-2, 2, 64, dtype=np.float32)[::-1].reshape(8, 8).copy()
-    with hg.Tensor(g, dev) as tg, hg.Tensor(x, dev) as tx, \
-            hg.HardtanhBackwardPlan(tg, tx, -0.5, 1.25) as plan:
-        size = max(plan.workspace_size, 1)
+    with hg.Tensor(g, dev) as tg, hg.Tensor(x.T.copy(), dev) as txt, \
+            hg.HardtanhBackwardPlan(tg, txt.T, -0.5, 1.25, repeatable=True) as plan:
+        size = plan.workspace_size
+        assert size > 0
         ws, ret = acl.rt.malloc(size, 0)
         assert ret == 0
         with hg.Stream.from_handle(stream) as s, hg.Workspace.from_handle(ws, size) as w:
             assert int(s) == stream and int(w) == ws and not s.owns_handle and not w.owns_handle
-            plan.run(w if plan.workspace_size else None, s)
-            assert acl.rt.synchronize_stream(stream) == 0        # pyACL waits on its own stream
-            np.testing.assert_array_equal(plan.out.numpy(), _hardtanh_backward(g, x, -0.5, 1.25))
+            for _ in range(2):
+                plan.run(w, s)
+                assert acl.rt.synchronize_stream(stream) == 0        # pyACL waits on its own stream
+                np.testing.assert_array_equal(plan.out.numpy(), _hardtanh_backward(g, x, -0.5, 1.25))
+            with pytest.raises(ValueError, match="workspace of 1 bytes"):
+                plan.run(hg.Workspace.from_handle(ws, 1), s)
         plan.out.close()
     # borrowed: both still belong to pyACL
     assert acl.rt.free(ws) == 0
@@ -294,3 +300,21 @@ def test_embedded_backend_uses_ours_even_with_cann_pyacl_importable(fake_cann, t
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "run", "--pyacl", "cann", str(script)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0 and proc.stdout.split() == ["True", "sim"]      # asked for it explicitly
+
+
+def test_closing_the_current_context_returns_to_the_devices_default(env):
+    hg, acl, dev = env
+    default, _ = acl.rt.get_context()
+    ctx = hg.Context(dev)
+    assert acl.rt.get_context() == (int(ctx), 0)
+    ctx.close()
+    assert acl.rt.get_context() == (default, 0)
+    with dev.create_stream() as s:              # the package keeps working on this thread
+        s.synchronize()
+    other = hg.Context(dev)
+    before = hg.Context.from_handle(default)    # borrowed: closing it leaves the current context alone
+    before.make_current()
+    other.close()                               # not current: nothing to switch
+    assert acl.rt.get_context() == (default, 0)
+    before.close()
+    assert acl.rt.get_context() == (default, 0)

@@ -50,19 +50,22 @@ def main():
 
     dev, ret = acl.rt.malloc(SIZE, ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "acl.rt.malloc")
-    host, ret = acl.rt.malloc_host(SIZE)
-    check(ret, "acl.rt.malloc_host")
     seen = []
     payloads = [bytes([i]) * SIZE for i in (1, 2, 3)]
+    hosts = []
     for i, payload in enumerate(payloads):
+        # One host buffer per step: a non-blocking callback may run after later copies were
+        # queued, so it must not read a buffer they overwrite.
+        host, ret = acl.rt.malloc_host(SIZE)
+        check(ret, "acl.rt.malloc_host")
+        hosts.append(host)
         check(acl.rt.memcpy_async(dev, SIZE, acl.util.bytes_to_ptr(payload), SIZE, ACL_MEMCPY_HOST_TO_DEVICE,
                                   stream), "acl.rt.memcpy_async")
         check(acl.rt.memcpy_async(host, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, stream), "acl.rt.memcpy_async")
-        block = ACL_CALLBACK_BLOCK if i != 1 else ACL_CALLBACK_NO_BLOCK
+        block = ACL_CALLBACK_NO_BLOCK if i == 1 else ACL_CALLBACK_BLOCK
         check(acl.rt.launch_callback(on_copied, (host, seen), block, stream), "acl.rt.launch_callback")
-        if block == ACL_CALLBACK_NO_BLOCK:
-            # The next copy may overwrite host before a non-blocking callback reads it.
-            check(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
+    # The last callback blocks the stream and the subscribed thread runs callbacks in order,
+    # so once the stream is done every callback has run.
     check(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
     print("callbacks ran:", len(seen))
     print("each saw its copy:", seen == [p[:4] for p in payloads])
@@ -70,7 +73,8 @@ def main():
     check(acl.rt.unsubscribe_report(tid, stream), "acl.rt.unsubscribe_report")
     state["exit"] = True
     check(acl.util.stop_thread(tid), "acl.util.stop_thread")
-    check(acl.rt.free_host(host), "acl.rt.free_host")
+    for host in hosts:
+        check(acl.rt.free_host(host), "acl.rt.free_host")
     check(acl.rt.free(dev), "acl.rt.free")
     check(acl.rt.destroy_stream(stream), "acl.rt.destroy_stream")
     check(acl.rt.destroy_context(context), "acl.rt.destroy_context")

@@ -124,6 +124,18 @@ get_cann_attribute = _query(_M, "get_cann_attribute", "aclGetCannAttribute", "e"
 get_device_capability = _query(_M, "get_device_capability", "aclGetDeviceCapability", "Ie", outs=(2,))
 finalize_reference = _query(_M, "finalize_reference", "aclFinalizeReference", outs=(0,), parse_args=False)
 _get_version_str = _c_function("aclsysGetVersionStr")
+_get_cann_attribute_list = _c_function("aclGetCannAttributeList")
+
+
+def get_cann_attribute_list(*args):
+    """acl.get_cann_attribute_list() -> (list of attribute ids, count, ret)  (aclGetCannAttributeList)"""
+    if _get_cann_attribute_list is None:
+        return [], 0, _NOT_SUPPORT
+    items = _ffi.new(_ffi.typeof(_get_cann_attribute_list).args[0])
+    count = _ffi.new("size_t *")
+    ret = _get_cann_attribute_list(items, count)
+    n = int(count[0]) if ret == 0 and items[0] != _ffi.NULL else 0
+    return [int(items[0][i]) for i in range(n)], n, ret
 
 
 def get_version_str(*args):

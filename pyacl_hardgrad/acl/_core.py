@@ -168,10 +168,13 @@ def not_supported(module: str, pyname: str, fmt: str | None = None, values=(), *
     values = tuple(values)
     result = bare if bare is not _NO_VALUE else ((*values, ACL_ERROR_API_NOT_SUPPORT) if values
                                                  else ACL_ERROR_API_NOT_SUPPORT)
+    fresh = type(result) is tuple and any(isinstance(v, dict) for v in result)
 
     def f(*args):
         if fmt is not None:
             parse(full, args, fmt, message)
+        if fresh:                        # a new dict each call, as pyACL builds one
+            return tuple(dict(v) if isinstance(v, dict) else v for v in result)
         return result
     return _name(module, pyname, f"{full}(...) -> {result!r}: not supported by this package "
                                  "(no model-inference or media runtime)", f)

@@ -34,6 +34,29 @@ get_device_info = _query(_M, "get_device_info", "aclrtGetDeviceInfo", "II", outs
 device_get_stream_priority_range = _query(_M, "device_get_stream_priority_range",
                                           "aclrtDeviceGetStreamPriorityRange", outs=(0, 1), parse_args=False)
 get_device_capability = _query(_M, "get_device_capability", "aclrtGetDeviceCapability", "iI", outs=(2,))
+device_peer_access_status = _query(_M, "device_peer_access_status", "aclrtDevicePeerAccessStatus", "ii", outs=(2,))
+get_device_res_limit = _query(_M, "get_device_res_limit", "aclrtGetDeviceResLimit", "iI", outs=(2,))
+set_device_res_limit = _action(_M, "set_device_res_limit", "aclrtSetDeviceResLimit", "iII")
+reset_device_res_limit = _action(_M, "reset_device_res_limit", "aclrtResetDeviceResLimit", "i")
+get_res_in_current_thread = _query(_M, "get_res_in_current_thread", "aclrtGetResInCurrentThread", "e", outs=(1,),
+                                   message=f"{_M}.get_res_in_current_thread parse failed")
+_get_utilization = _c_function("aclrtGetDeviceUtilizationRate")
+
+
+def get_device_utilization_rate(*args):
+    """acl.rt.get_device_utilization_rate(device_id) -> (dict, ret)  (aclrtGetDeviceUtilizationRate)
+
+    The dict has pyACL's keys: cube_utilization, vector_utilization, aicpu_utilization,
+    memory_utilization (percent, -1 where the device has none) and utilization_extend (an int).
+    """
+    (device_id,) = _parse(f"{_M}.get_device_utilization_rate", args, "i")
+    if _get_utilization is None:
+        return {}, _ACL_ERROR_API_NOT_SUPPORT
+    info = _ffi.new("aclrtUtilizationInfo *")
+    ret = _get_utilization(device_id, info)
+    return {"cube_utilization": info.cubeUtilization, "vector_utilization": info.vectorUtilization,
+            "aicpu_utilization": info.aicpuUtilization, "memory_utilization": info.memoryUtilization,
+            "utilization_extend": int(_ffi.cast("uintptr_t", info.utilizationExtend))}, ret
 
 # -- contexts -----------------------------------------------------------------------------------
 create_context = _query(_M, "create_context", "aclrtCreateContext", "i", outs=(0,))
@@ -100,6 +123,10 @@ memcpy = _action(_M, "memcpy", "aclrtMemcpy", "pkpke")
 memcpy_async = _action(_M, "memcpy_async", "aclrtMemcpyAsync", "pkpkep")
 memset = _action(_M, "memset", "aclrtMemset", "pkik")
 memset_async = _action(_M, "memset_async", "aclrtMemsetAsync", "pkikp")
+value_write = _action(_M, "value_write", "aclrtValueWrite", "pkIp")
+value_wait = _action(_M, "value_wait", "aclrtValueWait", "pkIp")
+memcpy2d = _action(_M, "memcpy2d", "aclrtMemcpy2d", "pkpkkke")
+memcpy2d_async = _action(_M, "memcpy2d_async", "aclrtMemcpy2dAsync", "pkpkkkep")
 get_mem_info = _query(_M, "get_mem_info", "aclrtGetMemInfo", "e", outs=(1, 2))
 mem_flush = _action(_M, "mem_flush", "aclrtMemFlush", "pk")
 mem_invalidate = _action(_M, "mem_invalidate", "aclrtMemInvalidate", "pk")
