@@ -27,7 +27,7 @@ def samples(directory: str | os.PathLike | None = None) -> list[Path]:
 
 
 def sample_path(name: str) -> Path:
-    """The sample script called name (e.g. "test_aclnn_hardtanh_grad.py")."""
+    """The sample script called name (a file name of some operator folder's examples/)."""
     for p in samples():
         if p.name == name:
             return p

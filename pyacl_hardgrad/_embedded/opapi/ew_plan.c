@@ -297,8 +297,8 @@ static void ew_range(void *arg, size_t begin, size_t end)
 static void view_extent(const hg_view *v, uintptr_t *lo, uintptr_t *hi)
 {
     int64_t first = v->offset, last = v->offset;
-    for (int d = 0; d < v->ndim; d++) {
-        int64_t span = (v->shape[d] - 1) * v->strides[d];
+    for (int d = 0; d < v->cndim; d++) {
+        int64_t span = (v->cshape[d] - 1) * v->cstrides[d];
         if (span < 0) {
             first += span;
         } else {
@@ -405,7 +405,11 @@ void hg_ew_run(void *plan_arg, void *workspace)
                 hg_strided_gather(&p->in[k], (void *)j.in[k]);
             }
         }
-        p->kernel_ref(j.in, j.out, &p->params, 0, n);
+        hg_kernel_fn ref = p->kernel_ref;
+        if (ref == NULL) {   /* the portable kernel exists: phase 1 checked it */
+            ref = hg_kernel_find(p->set->scalar, p->dtypes, p->nin, p->out.dtype)->fn;
+        }
+        ref(j.in, j.out, &p->params, 0, n);
         if (p->out.ws_offset != HG_NOT_STAGED) {
             hg_strided_scatter(&p->out, j.out);
         }
@@ -463,20 +467,25 @@ static int isa_table(const hg_kernel_set *set, const hg_kernel_entry **table)
 hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const aclTensor *const *in, int nin,
                            const aclTensor *out)
 {
-    aclDataType dts[HG_MAX_IN];
+    aclDataType dts[HG_MAX_IN] = {ACL_DT_UNDEFINED, ACL_DT_UNDEFINED, ACL_DT_UNDEFINED};
     for (int k = 0; k < nin; k++) {
         dts[k] = in[k]->dtype;
     }
-    const hg_kernel_entry *ref = hg_kernel_find(set->scalar, dts, nin, out->dtype);
-    if (ref == NULL) {
-        hg_set_error(func, "no kernel for these dtypes (out %s)", hg_dtype_name(out->dtype));
-        return NULL;
-    }
-    const hg_kernel_entry *simd = NULL, *table = NULL;
+    /* The selected path's kernel; the portable one is looked up only when there is none (it
+     * is also the overlap path's, found at run time then: the scalar table covers every
+     * combination the SIMD tables do). */
+    const hg_kernel_entry *simd = NULL, *table = NULL, *ref = NULL;
     if (isa_table(set, &table)) {
         simd = hg_kernel_find(table, dts, nin, out->dtype);
     }
-    hg_ew_plan *plan = calloc(1, sizeof *plan);
+    if (simd == NULL) {
+        ref = hg_kernel_find(set->scalar, dts, nin, out->dtype);
+        if (ref == NULL) {
+            hg_set_error(func, "no kernel for these dtypes (out %s)", hg_dtype_name(out->dtype));
+            return NULL;
+        }
+    }
+    hg_ew_plan *plan = malloc(sizeof *plan);
     if (plan == NULL) {
         hg_set_error(func, "out of host memory for the plan");
         return NULL;
@@ -485,9 +494,12 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     plan->nin = nin;
     for (int k = 0; k < nin; k++) {
         view_capture_as(in[k], out, &plan->in[k]);
+        plan->dtypes[k] = dts[k];
     }
     hg_view_capture(out, &plan->out);
-    plan->kernel_ref = ref->fn;
+    memset(&plan->params, 0, sizeof plan->params);
+    plan->set = set;
+    plan->kernel_ref = ref ? ref->fn : NULL;
     plan->kernel = simd ? simd->fn : ref->fn;
     plan->kernel_nt = simd ? simd->fn_nt : NULL;
     return plan;

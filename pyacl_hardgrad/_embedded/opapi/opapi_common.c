@@ -273,49 +273,40 @@ void hg_view_capture(const aclTensor *t, hg_view *v)
     memset(v, 0, sizeof *v);
     v->dtype = t->dtype;
     v->elsize = hg_dtype_size(t->dtype);
-    v->ndim = (int)t->ndim;
     v->offset = t->offset;
     v->data = (char *)t->data;
     v->numel = t->numel;
     v->ws_offset = HG_NOT_STAGED;
-
+    v->contiguous = 1;
     if (v->numel == 0) {
         /* Nothing is read or written: aclCreateTensor bounds neither the other dims nor
          * the strides of an empty view, so their products below could overflow int64. */
-        for (int i = 0; i < v->ndim; i++) {
-            v->shape[i] = t->shape[i];
-            v->strides[i] = t->strides[i];
-        }
-        v->contiguous = 1;
         return;
     }
 
     int64_t expected = 1;
-    v->contiguous = 1;
-    for (int i = v->ndim - 1; i >= 0; i--) {
-        v->shape[i] = t->shape[i];
-        v->strides[i] = t->strides[i];
-        if (v->shape[i] != 1) {
-            if (v->strides[i] != expected) {
+    for (int i = (int)t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] != 1) {
+            if (t->strides[i] != expected) {
                 v->contiguous = 0;
             }
-            expected *= v->shape[i];
+            expected *= t->shape[i];
         }
     }
 
     /* Collapsed dims, outermost first: size-1 dims dropped, a dim merged into the
      * next inner one when they step through memory as one run. */
     int c = 0;
-    for (int i = 0; i < v->ndim; i++) {
-        if (v->shape[i] == 1) {
+    for (int i = 0; i < (int)t->ndim; i++) {
+        if (t->shape[i] == 1) {
             continue;
         }
-        if (c > 0 && v->cstrides[c - 1] == v->strides[i] * v->shape[i]) {
-            v->cshape[c - 1] *= v->shape[i];
-            v->cstrides[c - 1] = v->strides[i];
+        if (c > 0 && v->cstrides[c - 1] == t->strides[i] * t->shape[i]) {
+            v->cshape[c - 1] *= t->shape[i];
+            v->cstrides[c - 1] = t->strides[i];
         } else {
-            v->cshape[c] = v->shape[i];
-            v->cstrides[c] = v->strides[i];
+            v->cshape[c] = t->shape[i];
+            v->cstrides[c] = t->strides[i];
             c++;
         }
     }

@@ -17,13 +17,11 @@
 #define HG_NOT_STAGED UINT64_MAX
 
 /* Everything phase 2 needs from a tensor, copied at phase 1 (the caller may destroy
- * the descriptor right after).  The copy loops use the collapsed form. */
+ * the descriptor right after), in the collapsed form only: the copy loops walk it, and it
+ * covers the same elements and bytes as the tensor's own dims. */
 typedef struct hg_view {
     aclDataType dtype;
     size_t elsize;
-    int ndim;
-    int64_t shape[HG_MAX_DIMS];
-    int64_t strides[HG_MAX_DIMS];
     int64_t offset;
     char *data;
     int64_t numel;
@@ -177,7 +175,9 @@ typedef struct hg_ew_plan {
     hg_params params;
     hg_kernel_fn kernel;              /* the selected path's kernel */
     hg_kernel_fn kernel_nt;           /* its streaming-store variant, or NULL */
-    hg_kernel_fn kernel_ref;          /* the portable kernel (overlapping out and inputs) */
+    hg_kernel_fn kernel_ref;          /* the portable kernel (overlapping out and inputs), or NULL */
+    const hg_kernel_set *set;         /* where kernel_ref is found when still NULL */
+    aclDataType dtypes[HG_MAX_IN];
 } hg_ew_plan;
 
 /* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace.
