@@ -866,6 +866,56 @@ static void check_package_versions(void)
     rmdir(dir);
 }
 
+/* ------------------------------------------------------------------ not supported */
+
+static void check_unsupported_features(void)
+{
+    setup();
+    void *p = NULL;
+    char key[64];
+    aclrtIpcEventHandle eh;
+    aclrtEvent ev = NULL;
+    aclrtDrvMemHandle mh = NULL;
+    aclrtBinHandle bh = NULL;
+    aclrtFuncHandle fh = NULL;
+    size_t g = 0;
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    memset(&eh, 0, sizeof eh);
+#define UNSUPPORTED(call, name, word)                                            \
+    do {                                                                         \
+        EXPECT(call, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);                          \
+        EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT); \
+        EXPECT_MSG(name, "not supported", word);                                 \
+    } while (0)
+    UNSUPPORTED(aclrtIpcMemGetExportKey(p, 64, key, sizeof key, 0), "aclrtIpcMemGetExportKey", "IPC");
+    UNSUPPORTED(aclrtIpcMemImportByKey(&p, "k", 0), "aclrtIpcMemImportByKey", "IPC");
+    UNSUPPORTED(aclrtIpcMemSetImportPid("k", NULL, 0), "aclrtIpcMemSetImportPid", "IPC");
+    UNSUPPORTED(aclrtIpcMemSetAttr("k", ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0), "aclrtIpcMemSetAttr", "IPC");
+    UNSUPPORTED(aclrtIpcMemClose("k"), "aclrtIpcMemClose", "IPC");
+    UNSUPPORTED(aclrtIpcGetEventHandle(ev, &eh), "aclrtIpcGetEventHandle", "IPC");
+    UNSUPPORTED(aclrtIpcOpenEventHandle(eh, &ev), "aclrtIpcOpenEventHandle", "IPC");
+    UNSUPPORTED(aclrtReserveMemAddress(&p, 1 << 21, 0, NULL, 0), "aclrtReserveMemAddress", "address space");
+    UNSUPPORTED(aclrtReleaseMemAddress(p), "aclrtReleaseMemAddress", "address space");
+    UNSUPPORTED(aclrtMallocPhysical(&mh, 1 << 21, &prop, 0), "aclrtMallocPhysical", "address space");
+    UNSUPPORTED(aclrtFreePhysical(mh), "aclrtFreePhysical", "address space");
+    UNSUPPORTED(aclrtMapMem(p, 1 << 21, 0, mh, 0), "aclrtMapMem", "address space");
+    UNSUPPORTED(aclrtUnmapMem(p), "aclrtUnmapMem", "address space");
+    uint64_t sh = 0;
+    UNSUPPORTED(aclrtMemExportToShareableHandle(mh, ACL_MEM_HANDLE_TYPE_NONE, 0, &sh),
+                "aclrtMemExportToShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemImportFromShareableHandle(sh, 0, &mh), "aclrtMemImportFromShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemSetPidToShareableHandle(sh, NULL, 0), "aclrtMemSetPidToShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g),
+                "aclrtMemGetAllocationGranularity", "address space");
+    UNSUPPORTED(aclrtBinaryLoadFromFile("k.o", NULL, &bh), "aclrtBinaryLoadFromFile", "NPU");
+    UNSUPPORTED(aclrtBinaryGetFunction(bh, "k", &fh), "aclrtBinaryGetFunction", "NPU");
+    UNSUPPORTED(aclrtLaunchKernel(fh, 1, NULL, 0, NULL), "aclrtLaunchKernel", "NPU");
+    UNSUPPORTED(aclrtBinaryUnLoad(bh), "aclrtBinaryUnLoad", "NPU");
+#undef UNSUPPORTED
+    teardown();
+}
+
 static const named_check CHECKS[] = {
     {"callbacks_report", check_callbacks_report},
     {"callbacks_same_thread", check_callbacks_same_thread},
@@ -882,6 +932,7 @@ static const named_check CHECKS[] = {
     {"fp16_and_sizes", check_fp16_and_sizes},
     {"soc_log_attrs", check_soc_log_attrs},
     {"package_versions", check_package_versions},
+    {"unsupported_features", check_unsupported_features},
 };
 
 int main(int argc, char **argv)
