@@ -496,6 +496,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 ACL_DEPRECATED_MESSAGE("aclrtQueryEvent is deprecated, use aclrtQueryEventStatus instead")
 ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
@@ -506,6 +507,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 /* Microseconds on the runtime's monotonic clock when the event's latest record ran. */
 ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 
 /* ------------------------------------------------------------------ memory */
 
@@ -517,6 +520,9 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *strea
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+/* Free after every task of the current device finished. */
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);
 /* Device memory or acl host memory (aclrtMallocHost); the address decides. */
@@ -530,6 +536,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
                                                 aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                               aclrtStream stream);
+/* N 32-bit words of value; memSize bounds the bytes written. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 /* Stream memory operations on 64-bit words of device memory. */
 ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
