@@ -5,7 +5,8 @@ configuration, queries and forced destruction, the last-error API, memset on acl
 memory, 2-D copies, stream value wait/write, memory attributes, device queries and force
 reset, peer access and mixed-device use, exception callbacks, fp16 helpers, element sizes,
 data buffers, the application log, the SoC name before aclInit, CANN attributes and
-package versions.  Each expectation is CANN's documented code and behaviour."""
+package versions, and the features a CPU lacks (IPC, virtual memory, NPU kernels:
+207000 with a reason).  Each expectation is CANN's documented code and behaviour."""
 from __future__ import annotations
 
 import pytest
@@ -27,6 +28,7 @@ CHECKS = {
     "fp16_and_sizes": {},
     "soc_log_attrs": {},
     "package_versions": {},
+    "unsupported_features": {},
 }
 
 _CLEAN_ENV = {

@@ -35,8 +35,9 @@
 #endif
 #endif
 
-/* Marks of calls CANN keeps only for compatibility. */
-#if defined(PYACL_HARDGRAD_CDEF)
+/* Marks of calls CANN keeps only for compatibility (PYACL_HARDGRAD_NO_DEPRECATION turns
+ * them off, for code such as the binding that refers to every call). */
+#if defined(PYACL_HARDGRAD_CDEF) || defined(PYACL_HARDGRAD_NO_DEPRECATION)
 #define ACL_DEPRECATED
 #define ACL_DEPRECATED_MESSAGE(message)
 #elif defined(__GNUC__) && (__GNUC__ >= 6)

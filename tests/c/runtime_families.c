@@ -289,7 +289,16 @@ static void check_event_flags(void)
     EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
     EXPECT(aclrtQueryEventStatus(sync_ev, &rs), ACL_SUCCESS);
     EXPECT(rs, ACL_EVENT_RECORDED_STATUS_NOT_READY);
-    EXPECT(aclrtRecordEvent(plain, s), ACL_SUCCESS); /* recording is fine without SYNC */
+    EXPECT(aclrtRecordEventWithFlag(plain, s, ACL_EVENT_RECORD_DEFAULT), ACL_SUCCESS); /* fine without SYNC */
+    EXPECT(aclrtRecordEventWithFlag(plain, s, ACL_EVENT_RECORD_EXTERNAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtRecordEventWithFlag(plain, s, 7), ACL_ERROR_INVALID_PARAM);
+    uint32_t id1 = 0, id2 = 0, avail = 0;
+    EXPECT(aclrtGetEventId(plain, &id1), ACL_SUCCESS);
+    EXPECT(aclrtGetEventId(tl, &id2), ACL_SUCCESS);
+    EXPECT_TRUE(id1 != id2);
+    EXPECT(aclrtGetEventId((aclrtEvent)(uintptr_t)0x1234, &id1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetEventAvailNum(&avail), ACL_SUCCESS);
+    EXPECT(avail, 65536 - 4);
     EXPECT(aclrtSynchronizeEvent(plain), ACL_SUCCESS);
 
     EXPECT(aclrtDestroyEvent(sync_ev), ACL_SUCCESS);
@@ -450,6 +459,16 @@ static void check_memory_extras(void)
     EXPECT(host[192], 0x11);
     EXPECT(aclrtMemset(host + 200, 100, 0, 100), ACL_ERROR_RT_PARAM_INVALID); /* past the block */
     EXPECT(aclrtMemset(cached, 100, 3, 100), ACL_SUCCESS);
+    /* 32-bit sets */
+    EXPECT(aclrtMemsetD32(al32, 100, 0xdeadbeefu, 25), ACL_SUCCESS);
+    EXPECT(((uint32_t *)(void *)al32)[24], 0xdeadbeefu);
+    EXPECT(aclrtMemsetD32(al32, 96, 1, 25), ACL_ERROR_RT_PARAM_INVALID); /* 100 bytes > memSize */
+    EXPECT(aclrtMemsetD32(al32 + 2, 96, 1, 4), ACL_ERROR_RT_PARAM_INVALID); /* unaligned */
+    EXPECT(aclrtMemsetD32Async(host, 256, 0x01020304u, 2, s), ACL_SUCCESS);
+    EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT(host[0], 0x04);
+    EXPECT(host[7], 0x01);
+    EXPECT(host[8], 0x11);
 
     /* 2-D copies: 4 rows of 8 bytes out of pitch-16 host rows into pitch-32 device rows */
     for (int i = 0; i < 256; ++i)
@@ -515,8 +534,9 @@ static void check_memory_extras(void)
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
     EXPECT(aclrtFreeHost(host), ACL_SUCCESS);
     EXPECT(aclrtFree(dev), ACL_SUCCESS);
-    EXPECT(aclrtFree(cached), ACL_SUCCESS);
+    EXPECT(aclrtFreeWithDevSync(cached), ACL_SUCCESS);
     EXPECT(aclrtFree(al32), ACL_SUCCESS);
+    EXPECT(aclrtFreeWithDevSync(al32), ACL_ERROR_RT_PARAM_INVALID); /* already freed */
     teardown();
     expect_all_zero();
 }
@@ -866,6 +886,56 @@ static void check_package_versions(void)
     rmdir(dir);
 }
 
+/* ------------------------------------------------------------------ not supported */
+
+static void check_unsupported_features(void)
+{
+    setup();
+    void *p = NULL;
+    char key[64];
+    aclrtIpcEventHandle eh;
+    aclrtEvent ev = NULL;
+    aclrtDrvMemHandle mh = NULL;
+    aclrtBinHandle bh = NULL;
+    aclrtFuncHandle fh = NULL;
+    size_t g = 0;
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    memset(&eh, 0, sizeof eh);
+#define UNSUPPORTED(call, name, word)                                            \
+    do {                                                                         \
+        EXPECT(call, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);                          \
+        EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT); \
+        EXPECT_MSG(name, "not supported", word);                                 \
+    } while (0)
+    UNSUPPORTED(aclrtIpcMemGetExportKey(p, 64, key, sizeof key, 0), "aclrtIpcMemGetExportKey", "IPC");
+    UNSUPPORTED(aclrtIpcMemImportByKey(&p, "k", 0), "aclrtIpcMemImportByKey", "IPC");
+    UNSUPPORTED(aclrtIpcMemSetImportPid("k", NULL, 0), "aclrtIpcMemSetImportPid", "IPC");
+    UNSUPPORTED(aclrtIpcMemSetAttr("k", ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0), "aclrtIpcMemSetAttr", "IPC");
+    UNSUPPORTED(aclrtIpcMemClose("k"), "aclrtIpcMemClose", "IPC");
+    UNSUPPORTED(aclrtIpcGetEventHandle(ev, &eh), "aclrtIpcGetEventHandle", "IPC");
+    UNSUPPORTED(aclrtIpcOpenEventHandle(eh, &ev), "aclrtIpcOpenEventHandle", "IPC");
+    UNSUPPORTED(aclrtReserveMemAddress(&p, 1 << 21, 0, NULL, 0), "aclrtReserveMemAddress", "address space");
+    UNSUPPORTED(aclrtReleaseMemAddress(p), "aclrtReleaseMemAddress", "address space");
+    UNSUPPORTED(aclrtMallocPhysical(&mh, 1 << 21, &prop, 0), "aclrtMallocPhysical", "address space");
+    UNSUPPORTED(aclrtFreePhysical(mh), "aclrtFreePhysical", "address space");
+    UNSUPPORTED(aclrtMapMem(p, 1 << 21, 0, mh, 0), "aclrtMapMem", "address space");
+    UNSUPPORTED(aclrtUnmapMem(p), "aclrtUnmapMem", "address space");
+    uint64_t sh = 0;
+    UNSUPPORTED(aclrtMemExportToShareableHandle(mh, ACL_MEM_HANDLE_TYPE_NONE, 0, &sh),
+                "aclrtMemExportToShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemImportFromShareableHandle(sh, 0, &mh), "aclrtMemImportFromShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemSetPidToShareableHandle(sh, NULL, 0), "aclrtMemSetPidToShareableHandle", "IPC");
+    UNSUPPORTED(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g),
+                "aclrtMemGetAllocationGranularity", "address space");
+    UNSUPPORTED(aclrtBinaryLoadFromFile("k.o", NULL, &bh), "aclrtBinaryLoadFromFile", "NPU");
+    UNSUPPORTED(aclrtBinaryGetFunction(bh, "k", &fh), "aclrtBinaryGetFunction", "NPU");
+    UNSUPPORTED(aclrtLaunchKernel(fh, 1, NULL, 0, NULL), "aclrtLaunchKernel", "NPU");
+    UNSUPPORTED(aclrtBinaryUnLoad(bh), "aclrtBinaryUnLoad", "NPU");
+#undef UNSUPPORTED
+    teardown();
+}
+
 static const named_check CHECKS[] = {
     {"callbacks_report", check_callbacks_report},
     {"callbacks_same_thread", check_callbacks_same_thread},
@@ -882,6 +952,7 @@ static const named_check CHECKS[] = {
     {"fp16_and_sizes", check_fp16_and_sizes},
     {"soc_log_attrs", check_soc_log_attrs},
     {"package_versions", check_package_versions},
+    {"unsupported_features", check_unsupported_features},
 };
 
 int main(int argc, char **argv)

@@ -294,6 +294,20 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
     return queue_event_task("aclrtRecordEvent", event, stream, HG_TASK_RECORD);
 }
 
+ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
+{
+    const char *func = "aclrtRecordEventWithFlag";
+    if (flag == ACL_EVENT_RECORD_DEFAULT)
+        return queue_event_task(func, event, stream, HG_TASK_RECORD);
+    if (flag == ACL_EVENT_RECORD_EXTERNAL) {
+        hg_set_error(func, "flag ACL_EVENT_RECORD_EXTERNAL is not supported: no events are shared outside the "
+                     "embedded runtime");
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    hg_set_error(func, "flag (%u) is not ACL_EVENT_RECORD_DEFAULT or ACL_EVENT_RECORD_EXTERNAL", flag);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     return queue_event_task("aclrtResetEvent", event, stream, HG_TASK_RESET_EVENT);
@@ -519,5 +533,39 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     }
     hg_event_release(a);
     hg_event_release(b);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    aclError rc = hg_enter_locked("aclrtGetEventId", eventId, "eventId", NULL);
+    if (!rc && !hg_table_get(&hg_rt.events, (uintptr_t)event)) {
+        hg_set_error("aclrtGetEventId", "event (%p) is not a live event (destroyed, or never created)", event);
+        rc = ACL_ERROR_RT_INVALID_HANDLE;
+    }
+    if (!rc)
+        *eventId = (uint32_t)((uintptr_t)event & 0xffffffu) - 1u; /* the event's slot */
+    pthread_mutex_unlock(&hg_rt.mu);
+    return hg_rt_ret(rc);
+}
+
+#define HG_MAX_EVENTS_PER_DEVICE 65536u
+
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = -1;
+    aclError rc = hg_enter_locked("aclrtGetEventAvailNum", eventCount, "eventCount", &dev);
+    if (!rc) {
+        uint32_t used = 0;
+        for (uint32_t i = 0; i < hg_rt.events.cap; ++i) {
+            uintptr_t h = hg_table_handle_at(&hg_rt.events, i);
+            const hg_event *ev = h ? hg_table_get(&hg_rt.events, h) : NULL;
+            used += ev && ev->device == dev;
+        }
+        *eventCount = used >= HG_MAX_EVENTS_PER_DEVICE ? 0u : HG_MAX_EVENTS_PER_DEVICE - used;
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
     return hg_rt_ret(rc);
 }

@@ -840,3 +840,90 @@ ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint3
     }
     return queue_value_task("aclrtValueWait", devAddr, value, flag, stream, HG_TASK_VALUE_WAIT);
 }
+
+/* ------------------------------------------------------------------ 32-bit sets, synced frees */
+
+typedef struct {
+    uint32_t *dst;
+    uint32_t value;
+    size_t n;
+} set32;
+
+static void run_set32(const set32 *s)
+{
+    for (size_t i = 0; i < s->n; ++i)
+        s->dst[i] = s->value;
+}
+
+static void set32_task(void *arg)
+{
+    run_set32(arg);
+    free(arg);
+}
+
+static aclError check_set32(const char *func, void *ptr, size_t memSize, size_t N, int issuer, bool *nothing)
+{
+    if (N > SIZE_MAX / 4) {
+        hg_set_error(func, "N (%zu) words overflow a byte count", N);
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if (ptr && (uintptr_t)ptr % 4u != 0) {
+        hg_set_error(func, "ptr (%p) is not 4-byte aligned", ptr);
+        return ACL_ERROR_RT_PARAM_INVALID;
+    }
+    return check_set(func, ptr, memSize, N * 4u, issuer, nothing);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)
+{
+    aclError rc = hg_check_init("aclrtMemsetD32");
+    if (rc)
+        return rc;
+    bool nothing;
+    rc = check_set32("aclrtMemsetD32", ptr, memSize, N, -1, &nothing);
+    if (!rc && !nothing) {
+        set32 s = {ptr, value, N};
+        run_set32(&s);
+    }
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream)
+{
+    const char *func = "aclrtMemsetD32Async";
+    aclError rc = hg_check_init(func);
+    if (rc)
+        return rc;
+    int issuer = stream_device(func, stream, &rc);
+    if (rc)
+        return hg_rt_ret(rc);
+    bool nothing;
+    rc = check_set32(func, ptr, memSize, N, issuer, &nothing);
+    if (rc || nothing)
+        return hg_rt_ret(rc);
+    set32 *s = malloc(sizeof *s);
+    if (!s) {
+        hg_set_error(func, "out of host memory");
+        return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
+    }
+    s->dst = ptr;
+    s->value = value;
+    s->n = N;
+    rc = hg_stream_submit(stream, func, set32_task, s);
+    if (rc)
+        free(s);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr)
+{
+    aclError rc = aclrtSynchronizeDevice();
+    return rc ? rc : aclrtFree(devPtr);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr)
+{
+    aclError rc = aclrtSynchronizeDevice();
+    return rc ? rc : aclrtFreeHost(hostPtr);
+}
