@@ -416,7 +416,7 @@ def _make_function(spec: OpSpec):
             handle_objs.append(scalar_vars[p.name])
     inputs = ", ".join(p.name for p in spec.tensor_inputs)
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
-    if anchor is not None and all(p.role != "out" or True for p in tensors):
+    if anchor is not None:              # the fast path needs a tensor to find the default stream
         cond = " and ".join(checks) or "True"
         lines.append(f"    if {cond}:")
         lines += body
@@ -703,18 +703,21 @@ def _discover_cann(known: set, entries: dict) -> None:
     libdir = Path(BACKEND.library_files[-1]).parent
     candidates = [Path(BACKEND.library_files[-1])] + sorted(p for p in libdir.glob("libopapi*.so")
                                                             if str(p) != BACKEND.library_files[-1])
+    ffi2 = cffi.FFI()          # one set of declarations, opened from each library in turn
+    try:
+        ffi2.cdef(_abi_declarations(new))
+    except cffi.CDefError as exc:
+        for op in new:
+            _unsupported.setdefault(op["name"], f"cannot declare it at run time: {exc}")
+        return
     opened = []
     for path in candidates:
-        ffi2 = cffi.FFI()
         try:
-            ffi2.cdef(_abi_declarations(new))
-            opened.append((ffi2, ffi2.dlopen(str(path)), str(path)))
-        except (OSError, cffi.CDefError) as exc:
-            for op in new:
-                _unsupported.setdefault(op["name"], f"cannot declare it from {path}: {exc}")
-            return
+            opened.append((ffi2.dlopen(str(path)), str(path)))
+        except OSError as exc:
+            _unsupported[f"({path.name})"] = f"cannot be opened: {exc}"
     for op in new:
-        for ffi2, lib2, path in opened:
+        for lib2, path in opened:
             try:
                 getattr(lib2, op["name"] + "GetWorkspaceSize")
                 getattr(lib2, op["name"])
@@ -724,7 +727,7 @@ def _discover_cann(known: set, entries: dict) -> None:
             _register(op, entries.get(op["name"], {}), fused, planner, path)
             break
         else:
-            _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so loaded"
+            _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so of the toolkit"
 
 
 def _register(desc: dict, entry: dict, fused, planner, source: str) -> None:
