@@ -194,8 +194,9 @@ _layouts: dict = {}
 
 
 def _layout(spec: OpSpec, tensors) -> tuple:
-    """(shape, strides, dtype, aclDataType, itemsize, ndim) of the output a call allocates: the
-    broadcast shape and the promoted dtype of the tensor inputs; memoised per input layout."""
+    """(shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[]) of the output a call
+    allocates: the broadcast shape and the promoted dtype of the tensor inputs; memoised per input
+    layout."""
     if not tensors:
         raise TypeError(f"{spec.function_name}: give the output tensor (there is no tensor input to "
                         "derive its shape and dtype from)")
@@ -206,7 +207,8 @@ def _layout(spec: OpSpec, tensors) -> tuple:
         if any(t.shape != shape for t in tensors):
             shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors)))
         dt = _promote(tuple(t.dtype for t in tensors)) if len(tensors) > 1 else tensors[0].dtype
-        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape))
+        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape),
+               ffi.new("int64_t[]", shape) if shape else _NULL)
         if len(_layouts) < 4096:
             _layouts[key] = lay
     return lay
@@ -221,7 +223,7 @@ def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
     lay = _layout(spec, tensors)
     if state is None:
         state = tensors[0]._device_state
-    st = _empty(c, state.res._o, state.context, lay[5], lay[0], lay[3], lay[4])
+    st = _empty(c, state.res._o, state.context, lay[5], lay[6], lay[3], lay[4])
     if st:
         _alloc_failed(st, c)
     return _made(c, lay, state)
@@ -438,7 +440,7 @@ def _make_function(spec: OpSpec):
                 lines.append("                if _lay is None:")
                 lines.append(f"                    _lay = _layout(_SPEC, ({inputs},))")
                 lines.append(f"                _ds = {spec.tensor_inputs[0].name}._device_state")
-                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[0], _lay[3], _lay[4])")
+                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[6], _lay[3], _lay[4])")
                 lines.append("                if st:")
                 lines.append("                    _alloc_failed(st, c)")
                 lines.append(f"                _o_{p.name} = _made(c, _lay, _ds)")
