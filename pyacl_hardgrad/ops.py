@@ -193,8 +193,9 @@ _layouts: dict = {}
 
 
 def _layout(spec: OpSpec, tensors) -> tuple:
-    """(shape, strides, dtype, aclDataType, itemsize, ndim) of the output a call allocates: the
-    broadcast shape and the promoted dtype of the tensor inputs; memoised per input layout."""
+    """(shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[]) of the output a call
+    allocates: the broadcast shape and the promoted dtype of the tensor inputs; memoised per input
+    layout."""
     if not tensors:
         raise TypeError(f"{spec.function_name}: give the output tensor (there is no tensor input to "
                         "derive its shape and dtype from)")
@@ -205,7 +206,8 @@ def _layout(spec: OpSpec, tensors) -> tuple:
         if any(t.shape != shape for t in tensors):
             shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors)))
         dt = _promote(tuple(t.dtype for t in tensors)) if len(tensors) > 1 else tensors[0].dtype
-        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape))
+        lay = (shape, _row_major(shape), dt, to_acl(dt), dt.itemsize, len(shape),
+               ffi.new("int64_t[]", shape) if shape else _NULL)
         if len(_layouts) < 4096:
             _layouts[key] = lay
     return lay
@@ -220,7 +222,7 @@ def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
     lay = _layout(spec, tensors)
     if state is None:
         state = tensors[0]._device_state
-    st = _empty(c, state.res._o, state.context, lay[5], lay[0], lay[3], lay[4])
+    st = _empty(c, state.res._o, state.context, lay[5], lay[6], lay[3], lay[4])
     if st:
         _alloc_failed(st, c)
     return _made(c, lay, state)
@@ -415,7 +417,7 @@ def _make_function(spec: OpSpec):
             handle_objs.append(scalar_vars[p.name])
     inputs = ", ".join(p.name for p in spec.tensor_inputs)
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
-    if anchor is not None and all(p.role != "out" or True for p in tensors):
+    if anchor is not None:              # the fast path needs a tensor to find the default stream
         cond = " and ".join(checks) or "True"
         lines.append(f"    if {cond}:")
         lines += body
@@ -437,7 +439,7 @@ def _make_function(spec: OpSpec):
                 lines.append("                if _lay is None:")
                 lines.append(f"                    _lay = _layout(_SPEC, ({inputs},))")
                 lines.append(f"                _ds = {spec.tensor_inputs[0].name}._device_state")
-                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[0], _lay[3], _lay[4])")
+                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[6], _lay[3], _lay[4])")
                 lines.append("                if st:")
                 lines.append("                    _alloc_failed(st, c)")
                 lines.append(f"                _o_{p.name} = _made(c, _lay, _ds)")
@@ -702,18 +704,21 @@ def _discover_cann(known: set, entries: dict) -> None:
     libdir = Path(BACKEND.library_files[-1]).parent
     candidates = [Path(BACKEND.library_files[-1])] + sorted(p for p in libdir.glob("libopapi*.so")
                                                             if str(p) != BACKEND.library_files[-1])
+    ffi2 = cffi.FFI()          # one set of declarations, opened from each library in turn
+    try:
+        ffi2.cdef(_abi_declarations(new))
+    except cffi.CDefError as exc:
+        for op in new:
+            _unsupported.setdefault(op["name"], f"cannot declare it at run time: {exc}")
+        return
     opened = []
     for path in candidates:
-        ffi2 = cffi.FFI()
         try:
-            ffi2.cdef(_abi_declarations(new))
-            opened.append((ffi2, ffi2.dlopen(str(path)), str(path)))
-        except (OSError, cffi.CDefError) as exc:
-            for op in new:
-                _unsupported.setdefault(op["name"], f"cannot declare it from {path}: {exc}")
-            return
+            opened.append((ffi2.dlopen(str(path)), str(path)))
+        except OSError as exc:
+            _unsupported[f"({path.name})"] = f"cannot be opened: {exc}"
     for op in new:
-        for ffi2, lib2, path in opened:
+        for lib2, path in opened:
             try:
                 getattr(lib2, op["name"] + "GetWorkspaceSize")
                 getattr(lib2, op["name"])
@@ -723,7 +728,7 @@ def _discover_cann(known: set, entries: dict) -> None:
             _register(op, entries.get(op["name"], {}), fused, planner, path)
             break
         else:
-            _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so loaded"
+            _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so of the toolkit"
 
 
 def _register(desc: dict, entry: dict, fused, planner, source: str) -> None:

@@ -343,3 +343,46 @@ def test_repeatable_plan_on_the_default_stream_after_the_device_is_gone_keeps_no
         t.close()
     hg.release_defaults()
     assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closing_a_stream_while_another_thread_launches_on_it_is_clean(hg, case):
+    """Each launch either runs (the call holds the stream until it has handed its work over) or
+    raises ClosedError; the closed stream's work is waited for and let go of; nothing leaks."""
+    import sys
+    before = _counts(hg)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    other, outcomes = [], set()
+    try:
+        with hg.Device(0) as dev:
+            ts, o, want = _inputs(hg, dev, case)
+            case.call(ts, out=o, sync=True)          # the result the racing launches rewrite
+            for _ in range(100):
+                s = dev.create_stream()
+                started = threading.Event()
+
+                def launcher():
+                    for i in range(40):
+                        try:
+                            case.call(ts, out=o, stream=s, sync=bool(i & 1))
+                            outcomes.add("ran")
+                        except hg.ClosedError:
+                            outcomes.add("closed")
+                        except Exception as exc:      # reported below
+                            other.append(repr(exc))
+                        started.set()
+                t = threading.Thread(target=launcher)
+                t.start()
+                started.wait()
+                s.close()
+                t.join()
+                assert refs(*ts, o) == [1] * (len(ts) + 1)
+            np.testing.assert_array_equal(o.numpy(), want)
+            for x in ts + [o]:
+                x.close()
+    finally:
+        sys.setswitchinterval(old)
+    assert not other, other[:3]
+    assert outcomes == {"ran", "closed"}          # both sides of the race happened
+    assert _counts(hg) == before

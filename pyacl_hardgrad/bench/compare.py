@@ -1,0 +1,146 @@
+"""Per-call cost of two installs of the package, timed in alternating rounds.
+
+    python -m pyacl_hardgrad.bench.compare OLD_PYTHON NEW_PYTHON [--rounds 15] [--modes a,b,...]
+
+Each interpreter runs this module as a worker (``--worker``) in its own process; every round
+times one batch of each call form in both workers back to back (order alternating), and the
+report gives the medians and the median of the per-round ratios, plus the Python calls and the
+calls of the binding's C functions one call makes (``sys.setprofile``).  Only the public API is
+used, so an older install can be compared with a newer one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+
+def _worker() -> None:
+    import numpy as np
+    import pyacl_hardgrad as hg
+    from pyacl_hardgrad import lib
+
+    dev = hg.Device(0)
+    s = dev.create_stream()
+    rng = np.random.default_rng(0)
+    G, X = (rng.uniform(-4, 4, 8).astype(np.float32) for _ in range(2))
+    g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
+    ht, hs = hg.hardtanh_backward, hg.hardsigmoid_backward
+    plan = hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, o, repeatable=True)
+    sync, run = s.synchronize, plan.run
+    def ht_fresh(k):
+        for _ in range(k):
+            ht(g, x, -1.0, 1.0, out=o, stream=s)
+            sync()
+
+    def ht_fresh_s(k):
+        for _ in range(k):
+            ht(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
+
+    def hs_fresh(k):
+        for _ in range(k):
+            hs(g, x, out=o, stream=s)
+            sync()
+
+    def hs_fresh_s(k):
+        for _ in range(k):
+            hs(g, x, out=o, stream=s, sync=True)
+
+    def ht_noout_s(k):
+        for _ in range(k):
+            ht(g, x, -1.0, 1.0, stream=s, sync=True)
+
+    def plan_sy(k):
+        for _ in range(k):
+            run(None, s)
+            sync()
+
+    def plan_s(k):
+        for _ in range(k):
+            run(None, s, sync=True)
+
+    def plan_async(k):
+        for _ in range(k):
+            run(None, s)
+        sync()
+
+    def ht_numpy(k):
+        for _ in range(k):
+            ht(G, X, -1.0, 1.0)
+    modes = {f.__name__: f for f in (ht_fresh, ht_fresh_s, hs_fresh, hs_fresh_s, ht_noout_s, plan_sy, plan_s,
+                                     plan_async, ht_numpy)}
+    libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
+    for line in sys.stdin:
+        w = line.split()
+        if not w or w[0] == "quit":
+            break
+        f = modes[w[1]] if w[0] == "count" else modes[w[0]]
+        if w[0] == "count":
+            f(3)
+            n = {"py": 0, "c": 0}
+
+            def prof(frame, event, arg):
+                if event == "call":
+                    n["py"] += 1
+                elif event == "c_call" and id(arg) in libfuncs:
+                    n["c"] += 1
+            sys.setprofile(prof)
+            f(1)
+            sys.setprofile(None)
+            n["py"] -= 1                 # the mode's own loop function
+            print(json.dumps(n), flush=True)
+            continue
+        k = int(w[1])
+        f(10)
+        t0 = time.perf_counter_ns()
+        f(k)
+        print(json.dumps({"ns": (time.perf_counter_ns() - t0) / k}), flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad.bench.compare", description=__doc__.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--modes", default="ht_fresh,ht_fresh_s,hs_fresh,hs_fresh_s,ht_noout_s,plan_sy,plan_s,"
+                                       "plan_async,ht_numpy")
+    a = ap.parse_args(argv)
+    # the worker runs as this file (an older install need not have it)
+    procs = {k: subprocess.Popen([py, __file__, "--worker"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True, cwd="/")
+             for k, py in (("old", a.old), ("new", a.new))}
+
+    def ask(k, *w):
+        p = procs[k]
+        p.stdin.write(" ".join(map(str, w)) + "\n")
+        p.stdin.flush()
+        return json.loads(p.stdout.readline())
+    modes = a.modes.split(",")
+    counts = {m: {k: ask(k, "count", m) for k in procs} for m in modes}
+    res = {m: {"old": [], "new": []} for m in modes}
+    for r in range(a.rounds):
+        for m in modes:
+            iters = 300 if m in ("ht_numpy", "ht_noout_s") else 2000
+            for k in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                res[m][k].append(ask(k, m, iters)["ns"])
+    for p in procs.values():
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+    print(f"{'mode':12} {'old us':>8} {'new us':>8} {'new/old':>8}  Python calls/C calls old -> new")
+    for m in modes:
+        o, n = res[m]["old"], res[m]["new"]
+        c = counts[m]
+        print(f"{m:12} {statistics.median(o) / 1000:8.3f} {statistics.median(n) / 1000:8.3f} "
+              f"{statistics.median(b / x for x, b in zip(o, n)):8.3f}  "
+              f"{c['old']['py']}/{c['old']['c']} -> {c['new']['py']}/{c['new']['c']}")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--worker"]:
+        _worker()
+    else:
+        sys.exit(main())
