@@ -46,9 +46,9 @@ class BuildWithEmbeddedRuntime(build_ext):
 
 
 setup(
-    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench", "pyacl_hardgrad.acl"],
-    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"],  # compiled by `bench` at run time
-                  "pyacl_hardgrad.acl": ["_path/acl.py"]},  # the `import acl` shim (--pyacl-path)
+    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench", "pyacl_hardgrad.acl",
+              "pyacl_hardgrad.acl._path"],           # _path: the `import acl` shim (--pyacl-path)
+    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

@@ -57,19 +57,6 @@ _HANDLE_KINDS = ("tensor", "out", "scalar")
 _tls = threading.local()
 _empty = lib.hgb_tensor_empty
 
-# The optional per-operator entries (function name, parameter names, defaults, doc, outputs)
-# of the operators whose folder carries no op.json of its own; an op.json entry wins.
-_BUILTIN_ENTRIES = {
-    "aclnnHardtanhBackward": {
-        "params": {"min": "min_val", "max": "max_val"}, "defaults": {"min": -1.0, "max": 1.0},
-        "doc": "Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self "
-               "is NaN), else 0."},
-    "aclnnHardsigmoidBackward": {
-        "doc": "Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0, "
-               "in the promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise."},
-}
-
-
 def _call_buffer():
     c = _tls.c = ffi.new("hgb_call *")
     return c
@@ -611,7 +598,7 @@ _keep_names: list = []          # C strings the handle layer keeps pointers to (
 
 
 def _entries(table: dict) -> dict:
-    entries = {k: dict(v) for k, v in _BUILTIN_ENTRIES.items()}
+    entries: dict = {}            # the optional op.json entries of the operator folders
     for name, e in table.get("entries", {}).items():
         entries.setdefault(name, {}).update(e)
     return entries

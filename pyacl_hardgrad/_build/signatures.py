@@ -100,8 +100,8 @@ def operators(text: str, header: str = "") -> tuple[list[dict], dict[str, str]]:
             skipped[name] = "phase 1 does not end in (uint64_t *workspaceSize, aclOpExecutor **executor)"
             continue
         if not re.search(rf"\b{name}\s*\(\s*void\s*\*\s*\w*\s*,\s*uint64_t\s+\w*\s*,\s*aclOpExecutor\s*\*\s*\w*\s*,"
-                         rf"\s*aclrtStream\s+\w*\s*\)", text):
-            skipped[name] = f"no phase 2 {name}(void *, uint64_t, aclOpExecutor *, aclrtStream) declared"
+                         rf"\s*(?:const\s+)?aclrtStream\s+\w*\s*\)", text):     # some CANN headers mark the stream const
+            skipped[name] = f"no phase 2 {name}(void *, uint64_t, aclOpExecutor *, [const] aclrtStream) declared"
             continue
         described = []
         for ctype, pname in params[:-2]:
