@@ -15,4 +15,5 @@ def test_fuzzer_finds_no_crash_leak_wrong_result_or_unclear_error(hg, tmp_path, 
     proc = subprocess.run([sys.executable, str(FUZZER), "--cases", "1500", "--seed", str(seed)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "1500 cases" in proc.stdout and "0 findings" in proc.stdout
+    cases = int(proc.stdout.split()[0])       # a threaded close runs a few cases inside it
+    assert cases >= 1500 and "0 findings" in proc.stdout, proc.stdout
