@@ -147,7 +147,9 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
     for (size_t i = 0; i < n; ++i) {
         const aclTensor *t = tensors[i];
         if (t && t->device >= 0 && t->device != sdev) {
-            hg_set_error(func, "%s is memory of device %d but the stream belongs to device %d",
+            hg_set_error(func, stream ? "%s is memory of device %d but the stream belongs to device %d"
+                                      : "%s is memory of device %d but the operator is planned on device %d "
+                                        "(the current device; tensors of one call must share a device)",
                          names && names[i] ? names[i] : "a tensor", t->device, sdev);
             return ACLNN_ERR_PARAM_INVALID;
         }
