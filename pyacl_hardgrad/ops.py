@@ -275,11 +275,14 @@ def _failed_widened(st: int, c, spec: OpSpec, made: list, widened: list):
     for t in made:
         t.close()
     made.clear()
-    err = error_for(st, ffi.string(c.function).decode() if c.function != _NULL else None)
     hint = "; ".join(f"{name} {how}" for name, how in widened)
-    err = type(err)(err.code, err.function,
-                    f"{err.message} [{hint}: pass float32 data, e.g. np.asarray(x, np.float32)]")
-    raise err
+    # raised straight from the call: a local naming it would form a cycle with its traceback
+    raise _with_hint(error_for(st, ffi.string(c.function).decode() if c.function != _NULL else None),
+                     f"{hint}: pass float32 data, e.g. np.asarray(x, np.float32)")
+
+
+def _with_hint(err, hint: str):
+    return type(err)(err.code, err.function, f"{err.message} [{hint}]")
 
 
 def _general(spec: OpSpec, args: tuple, stream, sync: bool):
