@@ -256,7 +256,7 @@ def _host_tensor(name: str, a, state, widened: list) -> Tensor:
         arr = np.asarray(a)
         if arr.dtype == np.float64 and not isinstance(a, np.ndarray):
             arr = arr.astype(np.float32)     # a Python list of floats: float32, as torch does
-        if arr.dtype.kind in "OUSV":
+        if arr.dtype.kind in "OUS":          # (ml_dtypes.bfloat16 is kind "V": Tensor decides)
             raise TypeError(f"numpy makes it an array of dtype {arr.dtype}")
         t = Tensor(arr, state)
     except (TypeError, ValueError) as e:
