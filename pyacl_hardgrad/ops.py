@@ -40,7 +40,7 @@ from ._build import signatures as _signatures
 from ._binding import BACKEND, ffi, lib
 from ._lifetime import CHandle
 from .dtypes import from_acl, to_acl
-from .errors import ClosedError, PlanConsumedError, error_for
+from .errors import _PARAM_CODES, ClosedError, PlanConsumedError, error_for
 from .memory import DeviceMemory
 from .scalar import Scalar, cached_float32, lookup_float32
 from .stream import Stream, sync_failed
@@ -224,7 +224,7 @@ def _failed(st: int, c, spec: OpSpec, handles, made=(), args=None):
     if st == _CLOSED:
         i = c.index
         if i >= len(handles):
-            raise ClosedError("Stream is closed")
+            raise ClosedError(f"Stream stream of {spec.function_name} is closed")
         obj = handles[i]
         if args is not None and spec.handles[i].kind == "scalar":
             given = args[spec.params.index(spec.handles[i])]
@@ -246,6 +246,43 @@ def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=Non
     cargs = [(v._o if v is not None else _NULL) if p.kind in _HANDLE_KINDS else v
              for v, p in zip(values, spec.params)]
     return c, handles, cargs
+
+
+def _host_tensor(name: str, a, state, widened: list) -> Tensor:
+    """A host value given for tensor input ``name`` as a temporary Tensor.  Records in ``widened``
+    the inputs whose dtype numpy chose (float64 for a float array, int64 for Python ints), for the
+    hint when the operator refuses that dtype."""
+    try:
+        arr = np.asarray(a)
+        if arr.dtype == np.float64 and not isinstance(a, np.ndarray):
+            arr = arr.astype(np.float32)     # a Python list of floats: float32, as torch does
+        if arr.dtype.kind in "OUS":          # (ml_dtypes.bfloat16 is kind "V": Tensor decides)
+            raise TypeError(f"numpy makes it an array of dtype {arr.dtype}")
+        t = Tensor(arr, state)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name} must be a Tensor or an array of numbers (numpy array, list), not "
+                        f"{type(a).__name__} {a!r:.40}: {e}") from None
+    if arr.dtype in (np.float64, np.int64):
+        how = "is a float64 array" if isinstance(a, np.ndarray) else \
+            f"was converted by numpy to {arr.dtype} (from {type(a).__name__})"
+        widened.append((name, how))
+    return t
+
+
+def _failed_widened(st: int, c, spec: OpSpec, made: list, widened: list):
+    """A refused call with host inputs numpy made float64/int64: the operator's error with the
+    conversion named and float32 suggested."""
+    for t in made:
+        t.close()
+    made.clear()
+    hint = "; ".join(f"{name} {how}" for name, how in widened)
+    # raised straight from the call: a local naming it would form a cycle with its traceback
+    raise _with_hint(error_for(st, ffi.string(c.function).decode() if c.function != _NULL else None),
+                     f"{hint}: pass float32 data, e.g. np.asarray(x, np.float32)")
+
+
+def _with_hint(err, hint: str):
+    return type(err)(err.code, err.function, f"{err.message} [{hint}]")
 
 
 def _general(spec: OpSpec, args: tuple, stream, sync: bool):
@@ -271,6 +308,8 @@ def _default_state():
 def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
     if stream is not None and type(stream) is not Stream:
         raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+    if stream is not None and stream.closed:
+        raise ClosedError(f"Stream stream of {spec.function_name} is closed")
     given = [a for a, p in zip(args, spec.params) if p.kind in _TENSOR_KINDS and isinstance(a, Tensor)]
     numpy_mode = not given
     if stream is not None:
@@ -279,7 +318,7 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
         state = given[0]._device_state
     else:
         state = _default_state()
-    temps, made, host = [], [], []
+    temps, made, host, widened = [], [], [], []
     try:
         values, inputs = [], []
         for a, p in zip(args, spec.params):
@@ -294,10 +333,7 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
                 elif p.role == "out":
                     raise TypeError(f"{p.name} must be a Tensor or None, not {type(a).__name__}")
                 else:
-                    arr = np.asarray(a)
-                    if arr.dtype == np.float64 and not isinstance(a, np.ndarray):
-                        arr = arr.astype(np.float32)     # a Python list of floats: float32, as torch does
-                    t = Tensor(arr, state)
+                    t = _host_tensor(p.name, a, state, widened)
                     temps.append(t)
                     if p.role == "inout" and isinstance(a, np.ndarray):
                         host.append((t, a))
@@ -314,6 +350,8 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
             stream = (anchor._device_state if anchor is not None else state).get_default_stream()
         st = spec.fused(c, stream._hold_open(), _WAIT if (sync or numpy_mode) else 0, *cargs)
         if st:
+            if widened and st in _PARAM_CODES:
+                _failed_widened(st, c, spec, made, widened)
             _failed(st, c, spec, handles, made, args)    # returns for a cached Scalar released meanwhile
             made = []
             raise _CachedScalarGone
@@ -564,7 +602,8 @@ class Plan(CHandle):
             raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
                                     "create it with repeatable=True to run it again")
         if st == _CLOSED:
-            raise ClosedError(f"{(type(self).__name__, 'Stream', 'workspace')[c.index]} is closed")
+            what = (type(self).__name__, "Stream stream", "DeviceMemory workspace")[c.index]
+            raise ClosedError(f"{what} of {type(self).__name__}.run() is closed")
         raise error_for(st, ffi.string(c.function).decode())
 
     def __repr__(self):

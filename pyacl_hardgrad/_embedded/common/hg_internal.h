@@ -133,7 +133,8 @@ HG_INTERNAL void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn
 HG_INTERNAL aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t workspace_size);
 
 /* Device consistency for operators: every tensor's memory (NULL entries are skipped)
- * and the stream belong to one device.  Returns 0, or ACLNN_ERR_PARAM_INVALID with a
+ * and the stream (NULL: the current device, where phase 1 plans; no check on a thread
+ * without one) belong to one device.  Returns 0, or ACLNN_ERR_PARAM_INVALID with a
  * message naming both devices (and the tensors, by their names[i]). */
 HG_INTERNAL aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, const char *const *names,
                                          size_t n, aclrtStream stream);

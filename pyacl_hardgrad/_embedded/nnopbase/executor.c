@@ -141,13 +141,24 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
                              aclrtStream stream)
 {
     aclError err = ACL_SUCCESS;
-    int sdev = hg_stream_device(stream, func, &err);
-    if (err)
-        return err;
+    int sdev;
+    if (stream == NULL) {
+        /* phase 1 plans on the current device; a thread with none (phase 1 may run there)
+         * has nothing to compare with: phase 2 compares the executor with its stream */
+        sdev = hg_current_device();
+        if (sdev < 0)
+            return ACLNN_SUCCESS;
+    } else {
+        sdev = hg_stream_device(stream, func, &err);
+        if (err)
+            return err;
+    }
     for (size_t i = 0; i < n; ++i) {
         const aclTensor *t = tensors[i];
         if (t && t->device >= 0 && t->device != sdev) {
-            hg_set_error(func, "%s is memory of device %d but the stream belongs to device %d",
+            hg_set_error(func, stream ? "%s is memory of device %d but the stream belongs to device %d"
+                                      : "%s is memory of device %d but the operator is planned on device %d "
+                                        "(the current device; tensors of one call must share a device)",
                          names && names[i] ? names[i] : "a tensor", t->device, sdev);
             return ACLNN_ERR_PARAM_INVALID;
         }

@@ -228,6 +228,9 @@ aclnnStatus hg_check_data(const char *func, const char *name, const aclTensor *t
 {
     if (t->numel <= 0)
         return ACLNN_SUCCESS;
+    /* every operator's phase 1 checks each of its tensors here: all of them must be memory of
+     * the device the executor is planned on, so two devices in one call are refused */
+    HG_CHECK(hg_check_devices(func, &t, &name, 1, NULL));
     if (t->data == NULL) {
         hg_set_error(func, "%s has %lld elements but its data address is null", name, (long long)t->numel);
         return ACLNN_ERR_PARAM_NULLPTR;
