@@ -5,7 +5,6 @@ print the same."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
