@@ -29,7 +29,7 @@ class BuildWithEmbeddedRuntime(build_ext):
             # the libraries and headers live in the CANN-shaped tree (_cann/lib64, _cann/include)
             embedded_libs.build(cann_tree.lib_dir(dest / "_cann"), verbose=self.verbose > 1)
             cann_tree.finish(dest / "_cann", ROOT / "include")
-            # Each registered operator's examples, docs and op.json (and the registry), so
+            # Each registered operator's examples, docs, op.json and bench.py (and the registry), so
             # `python -m pyacl_hardgrad samples` and the Python layer find them after install.
             ops = dest / "_embedded" / "opapi" / "ops"
             ops.mkdir(parents=True, exist_ok=True)
@@ -40,8 +40,9 @@ class BuildWithEmbeddedRuntime(build_ext):
                         if (ops / src.name / sub).exists():
                             shutil.rmtree(ops / src.name / sub)
                         shutil.copytree(src / sub, ops / src.name / sub)
-                if (src / "op.json").is_file():
-                    shutil.copy2(src / "op.json", ops / src.name / "op.json")
+                for name in ("op.json", "bench.py"):      # bench.py: what the bench needs of it
+                    if (src / name).is_file():
+                        shutil.copy2(src / name, ops / src.name / name)
         super().run()
 
 

@@ -31,7 +31,7 @@ _LAZY = {
     "Tensor": "tensor", "empty": "tensor", "zeros": "tensor", "from_numpy": "tensor",
     "Scalar": "scalar",
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
-    "result_dtype": "ops", "hardsigmoid_result_dtype": "ops", "operators": "ops",
+    "result_dtype": "ops", "operators": "ops",
     "live_counts": "_diagnostics",
 }
 

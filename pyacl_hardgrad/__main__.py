@@ -16,7 +16,8 @@ def ops_dir() -> Path:
 
 def samples(directory: str | os.PathLike | None = None) -> list[Path]:
     """Every Python sample of the registered operators (their examples/*.py with a
-    <name>.expected file next to it), in registry order; or those of one folder."""
+    <name>.expected file next to it), in registry order; or those of one folder.  A sample
+    named *_pyacl.py is a pyACL script (``import acl``): it runs under ``run`` (sample_command)."""
     if directory:
         folders = [Path(directory)]
     else:
@@ -38,12 +39,24 @@ def expected_output(name: str) -> str:
     return sample_path(name).with_suffix(".expected").read_text()
 
 
+def is_pyacl_script(path: Path) -> bool:
+    return path.name.endswith("_pyacl.py")
+
+
+def sample_command(path: Path) -> list[str]:
+    """The command that runs one sample: a pyACL script through ``python -m pyacl_hardgrad run``
+    (which makes ``import acl`` work), any other sample directly."""
+    if is_pyacl_script(path):
+        return [sys.executable, "-m", "pyacl_hardgrad", "run", str(path)]
+    return [sys.executable, str(path)]
+
+
 def run_samples(verbose: bool = False, directory: str | os.PathLike | None = None) -> int:
     scripts = samples(directory)
     failures = 0
     for path in scripts:
         want = path.with_suffix(".expected").read_text()
-        proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(sample_command(path), capture_output=True, text=True, timeout=120)
         ok = proc.returncode == 0 and proc.stdout == want
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {path.parent.parent.name}/{path.name}")

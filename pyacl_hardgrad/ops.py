@@ -8,8 +8,8 @@ binding was not compiled with are declared at run time (cffi ABI mode, from the 
 exports them) and go through the same generic steps.  This module builds, from each operator's
 signature description, one Python function and one plan class:
 
-  aclnnHardswishBackwardV2 -> ``hardswish_backward_v2(...)``, ``HardswishBackwardV2Plan(...)``
-  aclnnInplaceHardsigmoid  -> ``inplace_hardsigmoid(...)``, ``InplaceHardsigmoidPlan(...)``
+  aclnnXxxBackwardV2 -> ``xxx_backward_v2(...)``, ``XxxBackwardV2Plan(...)``
+  aclnnInplaceXxx    -> ``inplace_xxx(...)``, ``InplaceXxxPlan(...)``
 
 Parameters come in prototype order without workspaceSize/executor, named in snake_case.
 Tensors are Tensors or (for inputs of a function) anything numpy accepts; scalars
@@ -766,6 +766,18 @@ def _register(desc: dict, entry: dict, fused, planner, source: str) -> None:
     globals()[spec.function_name] = fn
     globals()[spec.plan_name] = plan
     __all__.extend((spec.function_name, spec.plan_name))
+    alias = entry.get("result_dtype_alias")
+    if alias:                       # an older name of result_dtype kept by an op.json entry
+        globals()[alias] = _result_dtype_alias(alias, spec.name)
+        __all__.append(alias)
+
+
+def _result_dtype_alias(alias: str, op: str):
+    def fn(*dtypes) -> np.dtype:
+        return result_dtype(*dtypes)
+    fn.__name__ = fn.__qualname__ = alias
+    fn.__doc__ = f"The default out dtype of {op} (an older name of :func:`result_dtype`, kept by its op.json)."
+    return fn
 
 
 def _build() -> None:
@@ -792,11 +804,3 @@ def unsupported() -> dict[str, str]:
 
 
 _build()
-
-
-def hardsigmoid_result_dtype(grad_dtype, self_dtype) -> np.dtype:
-    """The default out dtype of a two-input operator (kept name; see :func:`result_dtype`)."""
-    return result_dtype(grad_dtype, self_dtype)
-
-
-__all__.append("hardsigmoid_result_dtype")

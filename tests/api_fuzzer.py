@@ -1,9 +1,9 @@
 """A seeded fuzzer over the public Python API, run the way a hostile user would use it.
 
 Each case picks an action: create a resource with random (often bad) arguments, call a method
-of a random live, closed or foreign object with random arguments, run an operator on random
-tensors and compare with a numpy model, or close an object — sometimes from a second thread
-while the main thread uses it.  A case passes when it returns, or raises one of the package's
+of a random live, closed or foreign object with random arguments, run a random discovered
+operator on random tensors and compare with its plan (another path through the same operator),
+or close an object — sometimes from a second thread while the main thread uses it.  A case passes when it returns, or raises one of the package's
 errors, TypeError, ValueError or IndexError with a message; anything else (OverflowError,
 AttributeError, BufferError, KeyError, a wrong result, a crash, a hang) is a finding.  At the
 end everything is closed and the embedded runtime must hold nothing.
@@ -28,6 +28,38 @@ DTYPES = ("float32", "float16", "bfloat16", "int32", "float64", "int8", "uint8")
 
 class Finding(AssertionError):
     pass
+
+
+def _offered_operators():
+    """The discovered operators whose parameters are tensor inputs, scalars and one output."""
+    out = []
+    for spec in hg.ops.operators().values():
+        kinds, roles = [p.kind for p in spec.params], [p.role for p in spec.params]
+        if roles.count("out") == 1 and "inout" not in roles and set(kinds) <= {"tensor", "scalar", "out"} \
+                and "tensor" in kinds:
+            out.append(spec)
+    return out
+
+
+_OPERATORS = _offered_operators()
+
+
+def _plan_result(spec, kwargs, arrays, dev):
+    """The operator's result through its one-shot plan over fresh tensors (another path than
+    the one-call function), or None when the plan refuses the arguments."""
+    try:
+        tensors = [hg.Tensor(a, dev) for a in arrays]
+        try:
+            with spec.plan(**kwargs(tensors)) as plan:
+                out = plan.run(sync=True)
+                res = out.numpy()
+                out.close()
+                return res
+        finally:
+            for t in tensors:
+                t.close()
+    except ALLOWED:
+        return None
 
 
 def _weird_ints(r: random.Random):
@@ -191,29 +223,48 @@ class Fuzzer:
             self._call("query", e.query)
 
     def run_operator(self):
+        """A random discovered operator (tensor inputs, scalars, one output) on random tensors and
+        scalars, through the host-array call or the Tensor call; a result is compared bit for bit
+        with the other path of the same operator (a plan over fresh tensors)."""
         r = self.r
+        spec = r.choice(_OPERATORS)
+        name = spec.function_name
+        ins = [p for p in spec.params if p.kind == "tensor"]
+        outp = next(p for p in spec.params if p.role == "out")
         dt = r.choice(["float32", "float16", "bfloat16", "float32", "int32"])
         shape = r.choice([(4,), (2, 3), (0,), (1, 1, 5)])
         rng = np.random.default_rng(r.randrange(1 << 30))
         npdt = hg.dtypes.to_numpy_dtype(dt)
-        grad = (rng.standard_normal(shape) * 3).astype(npdt)
-        x = (rng.standard_normal(shape) * 3).astype(npdt)
-        lo, hi = sorted((r.uniform(-3, 3), r.uniform(-3, 3)))
-        if r.random() < 0.15:
-            lo = _weird_value(r, [])
+        arrays = [(rng.standard_normal(shape) * 3).astype(npdt) for _ in ins]
+        scalar_params = [p for p in spec.params if p.kind == "scalar"]
+        scalars = sorted(r.uniform(-3, 3) for _ in scalar_params)      # ascending: bounds stay ordered
+        if scalars and r.random() < 0.15:
+            scalars[r.randrange(len(scalars))] = _weird_value(r, [])
+
+        def kwargs(tensors):
+            kw, ti, si = {}, iter(tensors), iter(scalars)
+            for p in spec.params:
+                if p.role != "out":
+                    kw[p.name] = next(ti) if p.kind == "tensor" else next(si)
+            return kw
+
         out_made = False
-        if r.random() < 0.5:
-            got = self._call("hardtanh_backward(numpy)", hg.hardtanh_backward, grad, x, lo, hi)
+        numpy_path = r.random() < 0.5
+        if numpy_path:
+            kw = kwargs(arrays)          # (a parameter may be called self: no keywords through _call)
+            got = self._call(f"{name}(numpy)", lambda: spec.function(**kw))
         else:
-            tensors = [self._call("Tensor", hg.Tensor, a, self.dev) for a in (grad, x)]
+            tensors = [self._call("Tensor", hg.Tensor, a, self.dev) for a in arrays]
             if any(t is None for t in tensors):
                 return
             if r.random() < 0.2:
-                tensors[r.randrange(2)].close()
+                tensors[r.randrange(len(tensors))].close()
             alias = r.random() < 0.25 and not any(t.closed for t in tensors)
-            kw = {"out": tensors[r.randrange(2)]} if alias else {}     # in place over an input
-            out = self._call("hardtanh_backward(Tensor)", hg.hardtanh_backward, *tensors, lo, hi,
-                             stream=self._arg(hg.Stream) if r.random() < 0.3 else None, **kw)
+            kw = kwargs(tensors)
+            if alias:                                               # in place over an input
+                kw[outp.name] = tensors[r.randrange(len(tensors))]
+            kw["stream"] = self._arg(hg.Stream) if r.random() < 0.3 else None
+            out = self._call(f"{name}(Tensor)", lambda: spec.function(**kw))
             got = None
             out_made = isinstance(out, hg.Tensor)
             if isinstance(out, hg.Tensor):
@@ -222,17 +273,15 @@ class Fuzzer:
                     out.close()
             for t in tensors:
                 t.close()
-        bad_bound = lo is None or isinstance(lo, (str, bytes, list, object().__class__)) and \
-            not isinstance(lo, (int, float, np.number))
-        if bad_bound and (got is not None or out_made):
-            raise Finding(f"hardtanh_backward accepted the bound {lo!r}")
-        if got is not None and isinstance(lo, float):
-            lo32, hi32 = np.float32(lo), np.float32(hi)
-            xf = x.astype(np.float32)
-            keep = ((xf > lo32) & (xf < hi32)) | np.isnan(xf)
-            want = np.where(keep, grad, np.zeros((), grad.dtype)).astype(grad.dtype)
-            if not np.array_equal(np.asarray(got).reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8)):
-                raise Finding(f"hardtanh_backward {dt}{shape} lo={lo} hi={hi}: got {got!r}, want {want!r}")
+        bad = [s for s in scalars if not isinstance(s, (int, float, np.number))]
+        if bad and (got is not None or out_made):
+            raise Finding(f"{name} accepted the scalar {bad[0]!r}")
+        if got is not None and all(isinstance(s, float) for s in scalars):
+            want = _plan_result(spec, kwargs, arrays, self.dev)
+            if want is None or np.asarray(got).dtype != want.dtype or \
+                    not np.array_equal(np.asarray(got).reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8)):
+                raise Finding(f"{name} {dt}{shape} scalars={scalars} ({'numpy' if numpy_path else 'Tensor'} call): "
+                              f"got {got!r}, the plan gives {want!r}")
 
     def close_something(self, threaded: bool):
         victims = [o for o in self.pool if not o.closed and o is not self.dev]

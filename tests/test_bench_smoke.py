@@ -36,21 +36,22 @@ def bench(hg):
 @pytest.fixture(scope="module")
 def tiny(bench):
     pytest.importorskip("torch")
-    return bench.run(sizes=[8, 100], dtypes=["float32", "bfloat16"], ops=["hardtanh", "hardsigmoid"],
+    return bench.run(sizes=[8, 100], dtypes=["float32", "bfloat16"], ops=list(bench.runner.DEFAULT_OPS[:2]),
                      repeat=2, target_ms=2, rounds=3, rss_calls=300, quiet=True)
 
 
-def test_bench_result_structure(tiny):
+def test_bench_result_structure(bench, tiny):
     r = tiny
+    ops = bench.runner.DEFAULT_OPS[:2]
     assert r["schema"] == "pyacl_hardgrad-bench/1"
     assert r["backend"] in ("sim", "cann")
     assert r["threads"]["ours"] >= 1 and r["threads"]["torch_matched"] == r["threads"]["ours"]
     assert r["threads"]["torch_default"] >= 1
     assert "error" not in r["cpp"], r["cpp"]
     assert r["cpp"]["mode"] == "paired" and r["cpp"]["rounds"] == 3 and r["settings"]["rounds"] == 3
-    assert len(r["results"]) == 2 * 2 * 2
+    assert len(r["results"]) == len(ops) * 2 * 2
     assert {(x["op"], x["dtype"], x["size"]) for x in r["results"]} == {
-        (op, d, n) for op in ("hardtanh", "hardsigmoid") for d in ("float32", "bfloat16") for n in (8, 100)}
+        (op, d, n) for op in ops for d in ("float32", "bfloat16") for n in (8, 100)}
     for row in r["results"]:
         itemsize = 4 if row["dtype"] == "float32" else 2
         assert row["bytes_moved"] == 3 * itemsize * row["size"]
@@ -146,10 +147,10 @@ def test_bench_targets_logic(bench):
                 "ratios": {"speedup_vs_torch_matched": torch_ns / plan_ns, "fraction_of_copy_bandwidth": frac,
                            "python_fresh_over_cpp_fresh": fresh_ratio, "python_plan_over_cpp_plan": plan_ratio}}
     result = {
-        "results": [row("hardtanh", "float32", 1 << 20, 100, 50, 0.9, None, None),
-                    row("hardtanh", "float32", 1 << 24, 100, 125, 0.7, None, None),
-                    row("hardtanh", "bfloat16", 1 << 20, 300, 100, 0.85, None, None),
-                    row("hardtanh", "float32", 8, 1, 1, 0.01, 1.4, 1.3)],
+        "results": [row("some_op", "float32", 1 << 20, 100, 50, 0.9, None, None),
+                    row("some_op", "float32", 1 << 24, 100, 125, 0.7, None, None),
+                    row("some_op", "bfloat16", 1 << 20, 300, 100, 0.85, None, None),
+                    row("some_op", "float32", 8, 1, 1, 0.01, 1.4, 1.3)],
         "trivial_call": {"binding": {"median_ns": 50.0}, "ctypes": {"median_ns": 100.0}},
         "rss": {"calls": 1000, "change_pct": -6.0},
     }
@@ -169,21 +170,22 @@ def test_bench_targets_logic(bench):
 
 def test_bench_cpp_server_protocol(bench):
     """The persistent C++ child: calibrate, time one batch, report bad commands and go on."""
+    first, last = bench.runner.DEFAULT_OPS[0], bench.runner.DEFAULT_OPS[-1]
     server, info = bench.runner.start_cpp_server()
     assert server is not None, info
     try:
-        cal = server.ask("cell", "hardsigmoid", "bfloat16", 8, "plan", 0, "0.5")
+        cal = server.ask("cell", last, "bfloat16", 8, "plan", 0, "0.5")
         assert isinstance(cal["iters"], int) and cal["iters"] >= 1 and cal["calib_ns"] > 0
-        one = server.ask("cell", "hardsigmoid", "bfloat16", 8, "plan", 5, 0)
+        one = server.ask("cell", last, "bfloat16", 8, "plan", 5, 0)
         assert one["iters"] == 5 and one["ns"] > 0
         for bad, msg in ((("cell", "relu", "float32", 8, "plan", 1, 0), "unknown op"),
-                         (("cell", "hardtanh", "float64", 8, "plan", 1, 0), "unknown dtype"),
-                         (("cell", "hardtanh", "float32", 0, "plan", 1, 0), "bad size"),
-                         (("cell", "hardtanh", "float32", 8, "later", 1, 0), "unknown mode"),
+                         (("cell", first, "float64", 8, "plan", 1, 0), "unknown dtype"),
+                         (("cell", first, "float32", 0, "plan", 1, 0), "bad size"),
+                         (("cell", first, "float32", 8, "later", 1, 0), "unknown mode"),
                          (("bogus",), "unknown command")):
             with pytest.raises(bench.runner.CppError, match=msg):
                 server.ask(*bad)
-        assert server.ask("cell", "hardtanh", "float32", 16, "fresh", 2, 0)["iters"] == 2
+        assert server.ask("cell", first, "float32", 16, "fresh", 2, 0)["iters"] == 2
         tc = server.ask("trivial", 1, "0.5")
         assert STAT_KEYS <= set(tc) and tc["median_ns"] > 0
     finally:
@@ -198,9 +200,11 @@ def test_bench_parse_size(bench, text, n):
 
 
 def test_bench_cli_writes_json(hg, tmp_path):
+    from pyacl_hardgrad.bench.runner import DEFAULT_OPS
+    op = DEFAULT_OPS[0]
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "bench", "--sizes", "8", "--dtypes", "float16",
-                           "--ops", "hardtanh", "--repeat", "1", "--target-ms", "1", "--rounds", "2", "--rss-calls", "100",
+                           "--ops", op, "--repeat", "1", "--target-ms", "1", "--rounds", "2", "--rss-calls", "100",
                            "--no-torch", "-q", "--json", str(out)],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -208,7 +212,7 @@ def test_bench_cli_writes_json(hg, tmp_path):
     data = json.loads(out.read_text())
     assert data["command"].startswith("python -m pyacl_hardgrad bench --sizes 8")
     [row] = data["results"]
-    assert (row["op"], row["dtype"], row["size"]) == ("hardtanh", "float16", 8)
+    assert (row["op"], row["dtype"], row["size"]) == (op, "float16", 8)
     assert "torch_matched" not in row and row["matches_numpy"] is True
     _check_stats(row["python_plan"])
     _check_stats(row["cpp_plan"])
@@ -220,12 +224,12 @@ def test_compare_times_two_installs_in_alternating_rounds(hg):
     """bench.compare with this interpreter on both sides: one line per call form, with ratios
     and the call counts."""
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad.bench.compare", sys.executable, sys.executable,
-                           "--rounds", "1", "--modes", "ht_fresh_s,plan_async"],
+                           "--rounds", "1", "--modes", "a_fresh_s,plan_async"],
                           capture_output=True, text=True, timeout=300, cwd="/")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["mode", "old", "us", "new"]
     rows = {ln.split()[0]: ln.split() for ln in lines[1:]}
-    assert set(rows) == {"ht_fresh_s", "plan_async"}
-    assert rows["ht_fresh_s"][-3:] == ["1/1", "->", "1/1"]     # one Python call, one crossing
+    assert set(rows) == {"a_fresh_s", "plan_async"}
+    assert rows["a_fresh_s"][-3:] == ["1/1", "->", "1/1"]     # one Python call, one crossing
     assert all(float(r[3]) > 0 for r in rows.values())

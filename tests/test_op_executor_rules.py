@@ -117,3 +117,19 @@ def test_descriptors_may_be_destroyed_after_phase_1(aclnn, case):
     assert lib.aclrtSynchronizeStream(aclnn.stream) == 0
     assert_same(aclnn.read(infos[outs[0]]).ravel(), np.asarray(case.model(*inputs)).ravel(), case.func,
                 case.nan_payload)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.func)
+def test_phase_2_refuses_another_operators_executor(aclnn, case):
+    """Every other registered function's phase 2 refuses this one's executor without consuming
+    it; its own phase 2 then runs it; a NULL executor is refused everywhere."""
+    others = [c for c in CASES if c.func != case.func]
+    args, _, _ = _args(case, np.random.default_rng(5), stepped=False)
+    rc, msg, ws, exe, *_ = aclnn.phase1(case.func, args)
+    assert rc == 0 and ws == 0, msg
+    for other in others:
+        assert _launch(aclnn, other, exe, aclnn.ffi.NULL, 0) != 0, other.func
+    assert _launch(aclnn, case, exe, aclnn.ffi.NULL, 0) == 0
+    aclnn._owned.remove(("exe", exe))
+    assert aclnn.lib.aclrtSynchronizeStream(aclnn.stream) == 0
+    assert _launch(aclnn, case, aclnn.ffi.NULL, aclnn.ffi.NULL, 0) != 0

@@ -1,11 +1,14 @@
-"""pyACL scripts run unchanged: `python -m pyacl_hardgrad run`, `--pyacl-path`, and the
-pyACL-style example programs (examples/pyacl/), each checked line by line."""
+"""pyACL scripts run unchanged: `python -m pyacl_hardgrad run`, `--pyacl-path`, the pyACL-style
+example programs (examples/pyacl/) and the operators' pyACL sample ports (<folder>/examples/
+*_pyacl.py, found through the registry), each checked line by line."""
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import hg_registry
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "pyacl"
 
@@ -71,28 +74,37 @@ def test_a_folder_named_acl_is_not_taken_for_cann_pyacl(tmp_path):
     assert proc.returncode == 0 and proc.stdout == "pyacl_hardgrad.acl\n", proc.stderr
 
 
-def _sample_lines(values):
-    return "".join("result[%d] is: %f\n" % (i, v) for i, v in enumerate(values))
+def _pyacl_samples():
+    """The registered operators' pyACL sample scripts (<folder>/examples/*_pyacl.py with a
+    .expected file), from the source tree's registry; the installed copy of each is run."""
+    out = []
+    for name in hg_registry.operators():
+        ex = hg_registry.folder(name) / "examples"
+        out += [p.name for p in sorted(ex.glob("*_pyacl.py")) if p.with_suffix(".expected").is_file()]
+    return out
 
 
-@pytest.mark.parametrize("script,values", [
-    ("hardtanh_backward_pyacl.py", (0, 0, 0, 3, 0, 5, 0, 0)),
-    ("hardsigmoid_backward_pyacl.py", (0, 1 / 6, 2 / 6, 0, 0, 0, 0, 0)),
-    ("hardtanh_backward_mixed.py", (0, 0, 0, 3, 0, 5, 0, 0)),       # pyACL's handles in the Pythonic plan
-])
-def test_operator_samples_as_pyacl_scripts_print_canns_values(script, values):
-    proc = run("run", str(EXAMPLES / script))
+def test_every_operator_sample_in_pyacl_form_is_found():
+    assert _pyacl_samples(), "no registered operator has a pyACL sample (<folder>/examples/*_pyacl.py)"
+
+
+@pytest.mark.parametrize("script", _pyacl_samples())
+def test_operator_samples_as_pyacl_scripts_print_canns_values(hg, script):
+    from pyacl_hardgrad.__main__ import expected_output, sample_path
+    proc = run("run", str(sample_path(script)))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == _sample_lines(values)
+    assert proc.stdout == expected_output(script)
     assert proc.stderr == ""
 
 
-def test_operator_sample_with_pyacl_path_on_pythonpath():
+@pytest.mark.parametrize("script", _pyacl_samples())
+def test_operator_sample_with_pyacl_path_on_pythonpath(hg, script):
+    from pyacl_hardgrad.__main__ import expected_output, sample_path
     folder = run("--pyacl-path").stdout.strip()
-    proc = subprocess.run([sys.executable, str(EXAMPLES / "hardtanh_backward_pyacl.py")], capture_output=True,
+    proc = subprocess.run([sys.executable, str(sample_path(script))], capture_output=True,
                           text=True, timeout=120, env=dict(os.environ, PYTHONPATH=folder), cwd=str(EXAMPLES))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == _sample_lines((0, 0, 0, 3, 0, 5, 0, 0))
+    assert proc.stdout == expected_output(script)
 
 
 def program_output(name, env=None):

@@ -76,7 +76,7 @@ def kind_of(ctype: str) -> str | None:
 
 
 def snake_case(name: str) -> str:
-    """gradOutput -> grad_output, HardswishBackwardV2 -> hardswish_backward_v2."""
+    """gradOutput -> grad_output, XxxBackwardV2 -> xxx_backward_v2."""
     s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
     return s.lower()
@@ -131,7 +131,7 @@ def read_headers(paths) -> tuple[list[dict], dict[str, str]]:
 
 def read_entries(folders) -> dict[str, dict]:
     """The ``functions`` entries of every ``op.json`` in the operator folders (name, doc,
-    defaults, outputs overrides), merged; folders without one contribute nothing."""
+    defaults, outputs overrides, result_dtype_alias), merged; folders without one contribute nothing."""
     out: dict[str, dict] = {}
     for folder in folders:
         f = Path(folder) / "op.json"

@@ -30,7 +30,9 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
     ap.add_argument("--sizes", default=",".join(size_label(n) for n in DEFAULT_SIZES),
                     help="element counts, e.g. 8,4096,1M,16M (K/M suffixes, or 1<<20)")
     ap.add_argument("--dtypes", default=",".join(DEFAULT_DTYPES), help="float32,float16,bfloat16")
-    ap.add_argument("--ops", default=",".join(DEFAULT_OPS), help="hardtanh,hardsigmoid")
+    ap.add_argument("--ops", default=",".join(DEFAULT_OPS),
+                    help="bench names of the operators (their folders' bench.py); default: every one, "
+                         + ",".join(DEFAULT_OPS))
     ap.add_argument("--repeat", type=int, default=5, help="timed repeats per measurement (median, min)")
     ap.add_argument("--target-ms", type=float, default=200.0,
                     help="time spent per measurement after warm-up, split over the repeats (paired "

@@ -18,7 +18,21 @@ import sys
 import time
 
 
-def _worker() -> None:
+def _operators() -> list[dict]:
+    """The bench's first two operators (its folders' bench.py, registry order) as the workers
+    call them: the function and plan names of the public API and the scalar values.  Mode
+    names say which: a_* the first, b_* the second (plan_* and a_numpy use the first)."""
+    from . import runner
+    from .. import ops
+    out = []
+    for name in runner.DEFAULT_OPS[:2]:
+        fn, scalars = runner.BENCH_OPS[name]
+        spec = ops.operators()[fn]
+        out.append({"fn": spec.function_name, "plan": spec.plan_name, "scalars": list(scalars)})
+    return out
+
+
+def _worker(specs: list[dict]) -> None:
     import numpy as np
     import pyacl_hardgrad as hg
     from pyacl_hardgrad import lib
@@ -28,30 +42,32 @@ def _worker() -> None:
     rng = np.random.default_rng(0)
     G, X = (rng.uniform(-4, 4, 8).astype(np.float32) for _ in range(2))
     g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
-    ht, hs = hg.hardtanh_backward, hg.hardsigmoid_backward
-    plan = hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, o, repeatable=True)
+    a, b = specs[0], specs[-1]
+    fa, fb = getattr(hg, a["fn"]), getattr(hg, b["fn"])
+    sa, sb = tuple(a["scalars"]), tuple(b["scalars"])
+    plan = getattr(hg, a["plan"])(g, x, *sa, o, repeatable=True)
     sync, run = s.synchronize, plan.run
-    def ht_fresh(k):
+    def a_fresh(k):
         for _ in range(k):
-            ht(g, x, -1.0, 1.0, out=o, stream=s)
+            fa(g, x, *sa, out=o, stream=s)
             sync()
 
-    def ht_fresh_s(k):
+    def a_fresh_s(k):
         for _ in range(k):
-            ht(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
+            fa(g, x, *sa, out=o, stream=s, sync=True)
 
-    def hs_fresh(k):
+    def b_fresh(k):
         for _ in range(k):
-            hs(g, x, out=o, stream=s)
+            fb(g, x, *sb, out=o, stream=s)
             sync()
 
-    def hs_fresh_s(k):
+    def b_fresh_s(k):
         for _ in range(k):
-            hs(g, x, out=o, stream=s, sync=True)
+            fb(g, x, *sb, out=o, stream=s, sync=True)
 
-    def ht_noout_s(k):
+    def a_noout_s(k):
         for _ in range(k):
-            ht(g, x, -1.0, 1.0, stream=s, sync=True)
+            fa(g, x, *sa, stream=s, sync=True)
 
     def plan_sy(k):
         for _ in range(k):
@@ -67,11 +83,11 @@ def _worker() -> None:
             run(None, s)
         sync()
 
-    def ht_numpy(k):
+    def a_numpy(k):
         for _ in range(k):
-            ht(G, X, -1.0, 1.0)
-    modes = {f.__name__: f for f in (ht_fresh, ht_fresh_s, hs_fresh, hs_fresh_s, ht_noout_s, plan_sy, plan_s,
-                                     plan_async, ht_numpy)}
+            fa(G, X, *sa)
+    modes = {f.__name__: f for f in (a_fresh, a_fresh_s, b_fresh, b_fresh_s, a_noout_s, plan_sy, plan_s,
+                                     plan_async, a_numpy)}
     libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
     for line in sys.stdin:
         w = line.split()
@@ -105,11 +121,13 @@ def main(argv=None) -> int:
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--modes", default="ht_fresh,ht_fresh_s,hs_fresh,hs_fresh_s,ht_noout_s,plan_sy,plan_s,"
-                                       "plan_async,ht_numpy")
+    ap.add_argument("--modes", default="a_fresh,a_fresh_s,b_fresh,b_fresh_s,a_noout_s,plan_sy,plan_s,"
+                                       "plan_async,a_numpy",
+                    help="a_*: the bench's first operator, b_*: its second (registry order)")
     a = ap.parse_args(argv)
     # the worker runs as this file (an older install need not have it)
-    procs = {k: subprocess.Popen([py, __file__, "--worker"], stdin=subprocess.PIPE,
+    specs = json.dumps(_operators())
+    procs = {k: subprocess.Popen([py, __file__, "--worker", specs], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True, cwd="/")
              for k, py in (("old", a.old), ("new", a.new))}
 
@@ -140,7 +158,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--worker"]:
-        _worker()
+    if sys.argv[1:2] == ["--worker"]:
+        _worker(json.loads(sys.argv[2]))
     else:
         sys.exit(main())

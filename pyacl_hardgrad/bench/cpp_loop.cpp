@@ -5,7 +5,7 @@
 //   c++ -O2 cpp_loop.cpp -I<include> -L<lib> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib>
 // Run:
 //   cpp_loop --sizes 8,4096 --dtypes float32,float16,bfloat16
-//            --ops aclnnHardtanhBackward/ttsso/-1:1,aclnnHardsigmoidBackward/tto/ --repeat 5 --target-ms 40
+//            --ops aclnnXxx/ttsso/-1:1,aclnnYyy/tto/ --repeat 5 --target-ms 40
 // An operator is given as <aclnn name>/<kinds>/<scalars>: kinds lists phase 1's parameters before
 // workspaceSize and executor (t: an input tensor, o: the output tensor, s: a float32 scalar), and
 // scalars the values of the s parameters, ':'-separated.  Its two functions are looked up by name

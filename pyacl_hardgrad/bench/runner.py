@@ -26,12 +26,33 @@ import numpy as np
 
 DEFAULT_SIZES = (8, 4096, 1 << 20, 1 << 24)
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16")
-DEFAULT_OPS = ("hardtanh", "hardsigmoid")
-HARDTANH_MIN, HARDTANH_MAX = -1.0, 1.0
+
+
+def _load_bench_modules() -> dict:
+    """Every registered operator folder's bench.py, by its bench name, in registry order: NAME,
+    FUNCTION (the aclnn operator), SCALARS (the values of its scalar parameters), EXACT,
+    numpy_op(g, x) and torch_body(torch, tg, tx, to).  Everything else is generic."""
+    import importlib.util
+    root = Path(__file__).resolve().parent.parent / "_embedded" / "opapi" / "ops"
+    out = {}
+    for line in (root / "operators.txt").read_text().splitlines():
+        folder = line.split("#", 1)[0].strip()
+        path = root / folder / "bench.py"
+        if folder and path.is_file():
+            spec = importlib.util.spec_from_file_location(f"pyacl_hardgrad_bench_{folder}", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            out[mod.NAME] = mod
+    return out
+
+
+BENCH = _load_bench_modules()
 # What the bench measures: its short name -> (the aclnn operator, the values of its scalar
-# parameters).  Everything else (the Python calls, the C++ loop) is generic over the operator.
-BENCH_OPS = {"hardtanh": ("aclnnHardtanhBackward", (HARDTANH_MIN, HARDTANH_MAX)),
-             "hardsigmoid": ("aclnnHardsigmoidBackward", ())}
+# parameters).
+BENCH_OPS = {name: (m.FUNCTION, tuple(m.SCALARS)) for name, m in BENCH.items()}
+DEFAULT_OPS = tuple(BENCH)
+# The operator of the warm-up, the RSS check and the floor study: the first one registered.
+FLOOR_OP = DEFAULT_OPS[0] if DEFAULT_OPS else None
 
 
 def op_spec(op: str):
@@ -343,15 +364,8 @@ def _make_inputs(n: int, dt: np.dtype, seed: int = 0):
 
 
 def numpy_op(op: str, g: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The operators' math in numpy (np.where based, fp32 compare/compute as the kernels do)."""
-    xf = x.astype(np.float32, copy=False)
-    if op == "hardtanh":
-        keep = ((xf > np.float32(HARDTANH_MIN)) & (xf < np.float32(HARDTANH_MAX))) | np.isnan(xf)
-        return np.where(keep, g, np.zeros((), g.dtype))
-    t = xf * np.float32(1.0 / 6.0)
-    t += np.float32(0.5)
-    r = g.astype(np.float32) * np.float32(1.0 / 6.0)
-    return np.where((t > 0) & (t < 1), r, np.float32(0)).astype(g.dtype)
+    """The operator's math in numpy (its folder's bench.py)."""
+    return BENCH[op].numpy_op(g, x)
 
 
 def trivial_calls(repeat: int, target_ns: float) -> dict:
@@ -416,17 +430,17 @@ def _python_op_bodies(hg, op, g, x, o, stream):
 
 
 def _warm_up(hg, device, stream, server, ns: float) -> None:
-    """Run 8-element one-call hardtanh_backward untimed for about ``ns`` on each side, so the
+    """Run the 8-element one-call FLOOR_OP untimed for about ``ns`` on each side, so the
     first measured cell does not pay for the processes settling (first-touch, scheduler)."""
     g, x = _make_inputs(8, np.dtype(np.float32))
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
     try:
-        fresh, _, plan = _python_op_bodies(hg, "hardtanh", tg, tx, to, stream)
+        fresh, _, plan = _python_op_bodies(hg, FLOOR_OP, tg, tx, to, stream)
         plan.close()
         fresh(max(1, _calibrate(fresh, ns / 8)) * 8)
         if server:
-            cell = ("hardtanh", "float32", 8, "fresh")
+            cell = (FLOOR_OP, "float32", 8, "fresh")
             k = server.ask("cell", *cell, 0, f"{ns / 8e6:.4f}")["iters"]
             server.ask("cell", *cell, k * 8, 0)
     finally:
@@ -445,18 +459,7 @@ def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
         return from_np(a)
     tg, tx = tt(g), tt(x)
     to = torch.empty_like(tg)
-    if op == "hardtanh":
-        f = torch.ops.aten.hardtanh_backward.grad_input
-
-        def body(k):
-            for _ in range(k):
-                f(tg, tx, HARDTANH_MIN, HARDTANH_MAX, grad_input=to)
-    else:
-        f = torch.ops.aten.hardsigmoid_backward.grad_input
-
-        def body(k):
-            for _ in range(k):
-                f(tg, tx, grad_input=to)
+    body = BENCH[op].torch_body(torch, tg, tx, to)
     saved = torch.get_num_threads()
     out = {}
     try:
@@ -470,24 +473,23 @@ def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
 
 
 def _check_result(op, ours: np.ndarray, ref: np.ndarray) -> bool:
-    if op == "hardtanh":
+    if BENCH[op].EXACT:
         return bool(np.array_equal(ours.view(np.uint8), ref.view(np.uint8)))
     a, b = ours.astype(np.float32), ref.astype(np.float32)
     return bool(np.allclose(a, b, rtol=1e-2, atol=1e-6))
 
 
 def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
-    """RSS before/after ``calls`` one-call hardtanh_backward runs on 8-element float32 tensors."""
+    """RSS before/after ``calls`` one-call FLOOR_OP runs on 8-element float32 tensors."""
     g = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
     x = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
     o = hg.empty((8,), "float32", device)
-    fn, sync = op_spec("hardtanh").function, stream.synchronize
+    fresh, _, plan = _python_op_bodies(hg, FLOOR_OP, g, x, o, stream)
+    plan.close()
     try:
         warm = min(2000, max(calls // 10, 1))
         t0 = time.perf_counter()
-        for _ in range(warm):
-            fn(g, x, HARDTANH_MIN, HARDTANH_MAX, out=o, stream=stream)
-            sync()
+        fresh(warm)
         per_call = (time.perf_counter() - t0) / warm
         n = calls
         if per_call * calls > budget_s:
@@ -495,16 +497,14 @@ def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
         gc.collect()
         before, max_before = rss_kib(), maxrss_kib()
         t0 = time.perf_counter()
-        for _ in range(n):
-            fn(g, x, HARDTANH_MIN, HARDTANH_MAX, out=o, stream=stream)
-            sync()
+        fresh(n)
         elapsed = time.perf_counter() - t0
         gc.collect()
         after, max_after = rss_kib(), maxrss_kib()
     finally:
         for t in (g, x, o):
             t.close()
-    return {"requested_calls": calls, "calls": n, "reduced": n != calls, "warmup_calls": warm,
+    return {"op": FLOOR_OP, "requested_calls": calls, "calls": n, "reduced": n != calls, "warmup_calls": warm,
             "seconds": elapsed, "rss_before_kib": before, "rss_after_kib": after,
             "change_pct": 100.0 * (after - before) / before if before else None,
             "maxrss_before_kib": max_before, "maxrss_after_kib": max_after}
@@ -514,29 +514,30 @@ def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
 
 FLOOR_ITEMS = (
     # (name, what it calls per iteration, the C++ loop it is paired with)
-    ("plan_two_calls", "lib.aclnnHardtanhBackward(...) + lib.aclrtSynchronizeStream(h)", "plan"),
+    ("plan_two_calls", "lib.aclnnXxx(...) + lib.aclrtSynchronizeStream(h)", "plan"),
     ("plan_one_call", "lib.hgb_plan_run(..., HGB_WAIT): hold, phase 2, hand-over + wait in one call", "plan"),
-    ("fresh_three_calls", "lib.aclnnHardtanhBackwardGetWorkspaceSize + aclnnHardtanhBackward + "
-                          "aclrtSynchronizeStream", "fresh"),
-    ("fresh_one_call", "lib.hgb_call_aclnnHardtanhBackward(..., HGB_WAIT): hold, phase 1, phase 2, hand-over "
+    ("fresh_three_calls", "lib.aclnnXxxGetWorkspaceSize + aclnnXxx + aclrtSynchronizeStream", "fresh"),
+    ("fresh_one_call", "lib.hgb_call_aclnnXxx(..., HGB_WAIT): hold, phase 1, phase 2, hand-over "
                        "+ wait in one call", "fresh"),
 )
 
 
 def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> dict:
-    """The 8-element float32 hardtanh_backward loops written with bare binding calls, no package
-    code, timed in rounds with the C++ loops: what CPython + cffi alone add to C++."""
+    """The 8-element float32 loops of FLOOR_OP (aclnnXxx) written with bare binding calls, no
+    package code, timed in rounds with the C++ loops: what CPython + cffi alone add to C++."""
     from .._binding import ffi, lib
     g, x = _make_inputs(8, np.dtype(np.float32))
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
-    lo, hi = hg.Scalar(HARDTANH_MIN), hg.Scalar(HARDTANH_MAX)
-    spec = op_spec("hardtanh")
-    plan = spec.plan(tg, tx, lo, hi, to, repeatable=True)
+    spec = op_spec(FLOOR_OP)
+    scalars = [hg.Scalar(v) for v in BENCH_OPS[FLOOR_OP][1]]
+    si, ti = iter(scalars), iter((tg, tx))
+    args = [to if p.role == "out" else next(si) if p.kind == "scalar" else next(ti) for p in spec.params]
+    plan = spec.plan(*args, repeatable=True)
     try:
         ex, sh = ffi.cast("aclOpExecutor *", lib.hgb_obj_handle(plan._o)), stream.handle
-        gh, xh, oh, lh, hh = tg.handle, tx.handle, to.handle, lo.handle, hi.handle
-        go, xo, oo, lo_, ho = tg._o, tx._o, to._o, lo._o, hi._o
+        handles = tuple(a.handle for a in args)
+        objs = tuple(a._o for a in args)
         po, so = plan._o, stream._o
         null = ffi.NULL
         size, exe, call = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"), ffi.new("hgb_call *")
@@ -555,13 +556,13 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
         def fresh_three_calls(k):
             for _ in range(k):
-                p1(gh, xh, lh, hh, oh, size, exe)
+                p1(*handles, size, exe)
                 p2(null, 0, exe[0], sh)
                 sync(sh)
 
         def fresh_one_call(k):
             for _ in range(k):
-                fused(call, so, wait, go, xo, lo_, ho, oo)
+                fused(call, so, wait, *objs)
 
         bodies = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
                   "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}
@@ -569,13 +570,13 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
         for name, body in bodies.items():
             to.copy_from(np.zeros(8, np.float32))
             body(1)
-            if not _check_result("hardtanh", to.numpy(), numpy_op("hardtanh", g, x)):
+            if not _check_result(FLOOR_OP, to.numpy(), numpy_op(FLOOR_OP, g, x)):
                 raise RuntimeError(f"floor loop {name} did not compute the operator")
-        items = [(name, bodies[name], ("hardtanh", "float32", 8, cpp_mode)) for name, _, cpp_mode in FLOOR_ITEMS]
+        items = [(name, bodies[name], (FLOOR_OP, "float32", 8, cpp_mode)) for name, _, cpp_mode in FLOOR_ITEMS]
         paired = measure_paired(items, server, rounds, target_ns)
     finally:
         plan.close()
-        for t in (tg, tx, to, lo, hi):
+        for t in (tg, tx, to, *scalars):
             t.close()
         stream.synchronize()
     out = {}
@@ -603,7 +604,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         numpy_dtype(d)
     for op in ops:
         if op not in DEFAULT_OPS:
-            raise ValueError(f"unknown op {op!r} (hardtanh, hardsigmoid)")
+            raise ValueError(f"unknown op {op!r} ({', '.join(DEFAULT_OPS)})")
     have_torch = False
     if torch_:
         try:
@@ -849,7 +850,7 @@ def evaluate_targets(result: dict) -> list[dict]:
     rss = result.get("rss")
     if rss and rss.get("change_pct") is not None:
         add(f"RSS change over {rss['calls']} calls, % (|change| <= 5)", 5.0, "<=",
-            [(abs(rss["change_pct"]), "hardtanh_backward 8 x float32")])
+            [(abs(rss["change_pct"]), f"{rss.get('op', FLOOR_OP)} 8 x float32")])
     return out
 
 
@@ -928,7 +929,7 @@ def format_report(result: dict, markdown: bool = False) -> str:
                      f"(ctypes/binding = {tc['ctypes']['median_ns'] / tc['binding']['median_ns']:.2f}x)")
     fl = result.get("floor")
     if fl:
-        lines.append("floor at 8 elements, float32 hardtanh, bare binding calls without the package's code "
+        lines.append(f"floor at 8 elements, float32 {FLOOR_OP}, bare binding calls without the package's code "
                      "(py/C++ paired):")
         for name, _, _ in FLOOR_ITEMS:
             f = fl[name]

@@ -115,7 +115,7 @@ HG_INTERNAL int hg_mem_find(const void *p, uintptr_t *base, size_t *size, int *d
 
 /* What an operator hands the executor: its name, what phase 2 runs, how to free. */
 typedef struct hg_exec_ops {
-    const char *op_name;                          /* e.g. "aclnnHardtanhBackward" */
+    const char *op_name;                          /* the aclnn function name, e.g. "aclnnXxx" */
     void (*run)(void *plan, void *workspace);     /* on the stream's worker thread */
     void (*destroy)(void *plan);                  /* frees plan; NULL if nothing to do */
 } hg_exec_ops;

@@ -5,7 +5,7 @@ the workspace.  The package borrows them (``from_handle``, ``Tensor.from_device_
 plan aclnnHardtanhBackward and run it; pyACL waits, copies back and frees.  Prints CANN's
 sample values (test_aclnn_hardtanh_grad.cpp's data).
 
-Run without an NPU:  python -m pyacl_hardgrad run examples/pyacl/hardtanh_backward_mixed.py
+Run without an NPU:  python -m pyacl_hardgrad run pyacl_hardgrad/_embedded/opapi/ops/hardtanh_grad/examples/hardtanh_backward_mixed_pyacl.py
 """
 import sys
 

@@ -1,0 +1,22 @@
+"""aclnnHardsigmoidBackward's phase-1 checks (CANN's order, codes and messages), views and executor rules, checked
+from C++ (hard_sigmoid_grad/tests/c/hard_sigmoid_grad_checks.cpp over tests/c/ops_check_harness.h)."""
+from __future__ import annotations
+
+import hg_cchecks as cc
+
+SOURCE = cc.program(__file__)
+
+# Checks independent of the simulated SoC.
+CHECKS = [
+    "null_gradOutput", "null_self", "null_out", "null_workspaceSize", "null_executor", "null_first",
+    "dtype_unsupported", "dtype_message", "dtype_promotion", "dims9", "shape_mismatch", "formats",
+    "check_order", "empty_tensors", "empty_huge_dims", "zero_dim", "values", "transposed_views",
+    "workspace_too_small", "oneshot_second_run",
+]
+VALGRIND_CHECKS = ['transposed_views', 'oneshot_second_run', 'empty_tensors']
+# Checks whose defect would be undefined behaviour the plain build does not show (signed int64
+# overflow): run again against the libraries built from this tree with UBSan aborting.
+UBSAN_CHECKS = ['empty_huge_dims', 'empty_tensors', 'zero_dim', 'transposed_views']
+
+
+cc.define_tests(globals(), SOURCE, CHECKS, VALGRIND_CHECKS, UBSAN_CHECKS)

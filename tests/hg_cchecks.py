@@ -1,0 +1,133 @@
+"""Running an operator folder's C++ check program (<folder>/tests/c/<folder>_checks.cpp).
+
+A check program is built over the shared harness tests/c/ops_check_harness.h: without an
+argument it lists its checks, with one it runs that check and exits 0 only when every return
+code, message and value it asserts is exact (1 on a failed assertion, 2 on an unknown name).
+The folders' tests (test_<folder>_checks.py) parametrize over their own lists; this module holds
+what they share and names no operator.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import C_DIR, REPO_ROOT
+
+BF16_SOCS = ["Ascend910B", "Ascend910B4", "Ascend910_9391", "Ascend950PR"]
+NO_BF16_SOCS = ["Ascend910", "Ascend910A", "Ascend910ProA", "Ascend310P3"]
+DEFAULT_SOC = "Ascend910B4"
+
+
+def program(test_file: str) -> Path:
+    """The check program of the folder whose tests/ holds `test_file`."""
+    tests = Path(test_file).resolve().parent
+    return tests / "c" / f"{tests.parent.name}_checks.cpp"
+
+
+def build(cprog, source: Path) -> Path:
+    return cprog.build(source, extra=[f"-I{C_DIR}"])
+
+
+def listed(cprog, exe) -> list[str]:
+    return cprog.run(exe).stdout.split()
+
+
+def run(cprog, exe, name, soc=DEFAULT_SOC, valgrind=False):
+    proc = cprog.run(exe, name, env={"PYACL_HARDGRAD_SOC": soc}, valgrind=valgrind)
+    assert proc.returncode == 0, f"{name} on {soc}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert f"PASS {name}" in proc.stdout
+
+
+def assert_bf16_check_can_fail(cprog, exe):
+    """The SoC really matters: the rejection check fails where bf16 is supported."""
+    proc = cprog.run(exe, "bf16_rejected", env={"PYACL_HARDGRAD_SOC": DEFAULT_SOC})
+    assert proc.returncode == 1
+    assert "FAIL" in proc.stdout
+
+
+def assert_unknown_name_refused(cprog, exe):
+    assert cprog.run(exe, "no_such_check").returncode == 2
+
+
+def build_ubsan(source: Path, workdir: Path) -> Path:
+    """`source` against the libraries built from this tree with UBSan aborting on the first
+    report (signed int64 overflow and other undefined behaviour the plain build does not show)."""
+    cc = os.environ.get("CC", "cc")
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cc.split()[0]) is None or shutil.which(cxx) is None:
+        pytest.skip("no C/C++ compiler")
+    spec = importlib.util.spec_from_file_location(
+        "hg_embedded_libs", REPO_ROOT / "pyacl_hardgrad" / "_build" / "embedded_libs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    try:
+        mod.build(workdir, cc=f"{cc} -fsanitize=undefined -fno-sanitize-recover=undefined", verbose=False)
+    except RuntimeError as exc:
+        pytest.skip(f"the compiler cannot build with -fsanitize=undefined: {exc}")
+    exe = workdir / f"{source.stem}_ubsan"
+    cmd = [cxx, "-std=c++17", "-O1", "-g", "-pthread", str(source), "-o", str(exe),
+           f"-I{REPO_ROOT / 'include'}", f"-I{C_DIR}", f"-L{workdir}", "-lascendcl", "-lnnopbase", "-lopapi",
+           f"-Wl,-rpath,{workdir}", "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def run_ubsan(cprog, exe, name):
+    proc = cprog.run(exe, name, env={"PYACL_HARDGRAD_SOC": DEFAULT_SOC, "UBSAN_OPTIONS": "print_stacktrace=1"})
+    assert proc.returncode == 0, f"{name}: rc={proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert f"PASS {name}" in proc.stdout
+    assert "runtime error" not in proc.stderr
+
+
+def define_tests(namespace: dict, source: Path, checks, valgrind_checks, ubsan_checks) -> None:
+    """The test functions of one folder's check program, into its test module's `namespace`:
+    the program lists exactly `checks` plus the two bf16 ones; each check passes (the bf16 ones on
+    every SoC of their side, the rejection failing where bf16 is supported); an unknown name is
+    refused; `valgrind_checks` pass under memcheck and `ubsan_checks` under UBSan."""
+
+    @pytest.fixture(scope="module")
+    def checks_exe(cprog):
+        return build(cprog, source)
+
+    @pytest.fixture(scope="module")
+    def ubsan_checks_exe(tmp_path_factory):
+        return build_ubsan(source, tmp_path_factory.mktemp("ubsan_lib"))
+
+    def test_check_list_matches_program(cprog, checks_exe):
+        assert sorted(listed(cprog, checks_exe)) == sorted(list(checks) + ["bf16_accepted", "bf16_rejected"])
+
+    @pytest.mark.parametrize("name", checks)
+    def test_check(cprog, checks_exe, name):
+        run(cprog, checks_exe, name)
+
+    @pytest.mark.parametrize("soc", BF16_SOCS)
+    def test_bf16_accepted_on(cprog, checks_exe, soc):
+        run(cprog, checks_exe, "bf16_accepted", soc)
+
+    @pytest.mark.parametrize("soc", NO_BF16_SOCS)
+    def test_bf16_rejected_on(cprog, checks_exe, soc):
+        run(cprog, checks_exe, "bf16_rejected", soc)
+
+    def test_bf16_check_can_fail(cprog, checks_exe):
+        assert_bf16_check_can_fail(cprog, checks_exe)
+
+    def test_unknown_check_name(cprog, checks_exe):
+        assert_unknown_name_refused(cprog, checks_exe)
+
+    @pytest.mark.parametrize("name", valgrind_checks)
+    def test_check_under_valgrind(cprog, checks_exe, valgrind_available, name):
+        if not valgrind_available:
+            pytest.skip("valgrind not installed")
+        run(cprog, checks_exe, name, valgrind=True)
+
+    @pytest.mark.parametrize("name", ubsan_checks)
+    def test_check_under_ubsan(cprog, ubsan_checks_exe, name):
+        run_ubsan(cprog, ubsan_checks_exe, name)
+
+    namespace.update({k: v for k, v in locals().items() if k.startswith("test_") or k.endswith("_exe")})
