@@ -81,7 +81,8 @@ static size_t wait_not_busy(hg_blocks *b, uintptr_t p)
     }
 }
 
-/* The block of b holding [a, a + n), or NULL (g_mem_mu held). */
+/* The block of b holding [a, a + n) (n == 0: the block holding the byte at a), or NULL
+ * (g_mem_mu held).  Every registry lookup goes through it. */
 static hg_block *block_holding(hg_blocks *b, uintptr_t a, size_t n)
 {
     size_t i = upper_bound(b, a);
@@ -167,14 +168,8 @@ int hg_mem_device_of(const void *p, size_t n)
 {
     uintptr_t a = (uintptr_t)p;
     pthread_mutex_lock(&g_mem_mu);
-    size_t i = upper_bound(&g_dev_blocks, a);
-    int dev = -1;
-    if (i > 0) {
-        const hg_block *blk = &g_dev_blocks.v[i - 1];
-        size_t off = a - blk->base;
-        if (off < blk->size)
-            dev = n <= blk->size - off ? blk->device : -2;
-    }
+    const hg_block *blk = block_holding(&g_dev_blocks, a, 0);
+    int dev = !blk ? -1 : n <= blk->size - (a - blk->base) ? blk->device : -2;
     pthread_mutex_unlock(&g_mem_mu);
     return dev;
 }
@@ -626,13 +621,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
 
 /* ------------------------------------------------------------- registry queries */
 
-static int find_in(const hg_blocks *b, uintptr_t a, uintptr_t *base, size_t *size, int *device)
+static int find_in(hg_blocks *b, uintptr_t a, uintptr_t *base, size_t *size, int *device)
 {
-    size_t i = upper_bound(b, a);
-    if (i == 0)
-        return 0;
-    const hg_block *blk = &b->v[i - 1];
-    if (a - blk->base >= blk->size)
+    const hg_block *blk = block_holding(b, a, 0);
+    if (!blk)
         return 0;
     *base = blk->base;
     *size = blk->size;
