@@ -46,6 +46,56 @@ typedef struct hgAllocation {
 /* The live allocation that holds the byte at ptr (kind HG_MEMORY_UNKNOWN when none). */
 ACL_FUNC_VISIBILITY aclError hgQueryAllocation(const void *ptr, hgAllocation *info);
 
+/* The operator library's kernel paths.  Every path gives the same bytes; which one runs for an
+ * (operator, dtypes) kernel row is chosen at the row's first use by timing each candidate on a
+ * small cache-resident buffer (or forced by PYACL_HARDGRAD_KERNEL_ISA). */
+typedef enum hgKernelPath {
+    HG_KERNEL_PATH_SCALAR = 0, /* portable C */
+    HG_KERNEL_PATH_AVX2 = 1,   /* AVX2 + F16C */
+    HG_KERNEL_PATH_AVX512 = 2, /* AVX-512 F/BW/VL/DQ + F16C */
+    HG_KERNEL_PATH_NEON = 3,
+} hgKernelPath;
+#define HG_KERNEL_PATH_COUNT 4
+
+typedef enum hgKernelReason {
+    HG_KERNEL_MEASURED = 0,   /* the fastest candidate measured (see hgKernelChoice) */
+    HG_KERNEL_FORCED = 1,     /* forced by PYACL_HARDGRAD_KERNEL_ISA */
+    HG_KERNEL_ONLY = 2,       /* the only candidate */
+    HG_KERNEL_FAKED = 3,      /* like MEASURED, with times from PYACL_HARDGRAD_KERNEL_FAKE_NS */
+    HG_KERNEL_UNMEASURED = 4, /* no room to record the row: the first candidate, not timed */
+} hgKernelReason;
+
+/* One kernel row chosen so far in this process. */
+typedef struct hgKernelChoice {
+    char op[64];                                /* the aclnn operator, e.g. "aclnnHardtanhBackward" */
+    int32_t inCount;                            /* its tensor inputs */
+    int32_t inDtypes[3];                        /* aclDataType of each input (ACL_DT_UNDEFINED past inCount) */
+    int32_t outDtype;
+    int32_t path;                               /* hgKernelPath that runs */
+    int32_t reason;                             /* hgKernelReason */
+    double nsPerElement[HG_KERNEL_PATH_COUNT];  /* per path: ns per element measured (or faked); -1 when
+                                                 * not a candidate (CPU lacks it, no kernel for the dtypes),
+                                                 * 0 when a candidate that was not timed (forced) */
+    int64_t parallelMinElements;                /* the pool splits calls of this row from this size up
+                                                 * (INT64_MAX: never, one thread) */
+} hgKernelChoice;
+
+/* The kernel rows chosen so far, in the order of their first use: the first min(capacity, *count)
+ * go to choices, *count gets how many there are.  choices may be NULL when capacity is 0. */
+ACL_FUNC_VISIBILITY aclError hgGetKernelChoices(hgKernelChoice *choices, int32_t capacity, int32_t *count);
+
+/* The settings behind the choices. */
+typedef struct hgKernelSettings {
+    int32_t forcedPath;        /* hgKernelPath forced by PYACL_HARDGRAD_KERNEL_ISA, -1 for auto */
+    int32_t availablePaths;    /* bit (1 << hgKernelPath) per path this CPU and build can run */
+    int32_t threads;           /* threads per split call, caller included (PYACL_HARDGRAD_THREADS) */
+    int32_t marginPercent;     /* a later candidate must be this much faster to be chosen */
+    double splitMinNs;         /* a call is split when its estimated one-thread time reaches this */
+    double handoffNs;          /* the measured hand-off: how long a worker takes to join a job */
+} hgKernelSettings;
+
+ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);
+
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);
 

@@ -248,8 +248,10 @@ aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t
 
 /* ------------------------------------------------------------------ pipeline */
 
-/* Tensors from this many elements up are split across the worker pool. */
-#define HG_PARALLEL_MIN ((size_t)1 << 16)
+/* Per-element cost assumed for a kernel that was not timed, and the extra cost of each staged
+ * (gathered or scattered) view, relative to the kernel's. */
+#define HG_NS_PER_ELEM_UNKNOWN 0.25
+#define HG_STAGE_COST 1.0
 /* Chunk bounds are multiples of this many elements (whole cache lines and vectors). */
 #define HG_CHUNK_ALIGN ((size_t)1024)
 /* Staged tensors go gather -> kernel -> scatter per block of this many elements, so the
@@ -418,7 +420,13 @@ void hg_ew_run(void *plan_arg, void *workspace)
     if (p->kernel_nt != NULL && ew_streaming(p)) {
         j.kernel = p->kernel_nt;
     }
-    hg_parallel_for(n, HG_PARALLEL_MIN, HG_CHUNK_ALIGN, ew_range, &j);
+    /* The one-thread estimate: the kernel's measured cost, plus a kernel's worth per staged view. */
+    double per = p->ns_per_elem > 0.0 ? p->ns_per_elem : HG_NS_PER_ELEM_UNKNOWN;
+    int staged = p->out.ws_offset != HG_NOT_STAGED;
+    for (int k = 0; k < p->nin; k++) {
+        staged += p->in[k].ws_offset != HG_NOT_STAGED;
+    }
+    hg_parallel_for(n, (double)n * per * (1.0 + HG_STAGE_COST * staged), HG_CHUNK_ALIGN, ew_range, &j);
 }
 
 /* v: the view of t read as a tensor of out's shape (t's shape broadcasts to it): missing
@@ -454,16 +462,6 @@ static void view_capture_as(const aclTensor *t, const aclTensor *out, hg_view *v
     }
 }
 
-static int isa_table(const hg_kernel_set *set, const hg_kernel_entry **table)
-{
-    switch (hg_kernel_isa()) {
-    case HG_ISA_AVX2: *table = set->avx2; return 1;
-    case HG_ISA_AVX512: *table = set->avx512; return 1;
-    case HG_ISA_NEON: *table = set->neon; return 1;
-    default: *table = NULL; return 0;
-    }
-}
-
 hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const aclTensor *const *in, int nin,
                            const aclTensor *out)
 {
@@ -471,20 +469,15 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     for (int k = 0; k < nin; k++) {
         dts[k] = in[k]->dtype;
     }
-    /* The selected path's kernel; the portable one is looked up only when there is none (it
-     * is also the overlap path's, found at run time then: the scalar table covers every
-     * combination the SIMD tables do). */
-    const hg_kernel_entry *simd = NULL, *table = NULL, *ref = NULL;
-    if (isa_table(set, &table)) {
-        simd = hg_kernel_find(table, dts, nin, out->dtype);
+    /* The row's chosen path (timed at its first use); the portable kernel for the overlap
+     * path is looked up at run time when needed (the scalar table covers every combination
+     * the SIMD tables do). */
+    hg_kernel_pick pick;
+    if (!hg_kernel_select(func, set, dts, nin, out->dtype, &pick)) {
+        hg_set_error(func, "no kernel for these dtypes (out %s)", hg_dtype_name(out->dtype));
+        return NULL;
     }
-    if (simd == NULL) {
-        ref = hg_kernel_find(set->scalar, dts, nin, out->dtype);
-        if (ref == NULL) {
-            hg_set_error(func, "no kernel for these dtypes (out %s)", hg_dtype_name(out->dtype));
-            return NULL;
-        }
-    }
+    int portable = pick.isa == HG_ISA_SCALAR;
     hg_ew_plan *plan = malloc(sizeof *plan);
     if (plan == NULL) {
         hg_set_error(func, "out of host memory for the plan");
@@ -499,9 +492,10 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     hg_view_capture(out, &plan->out);
     memset(&plan->params, 0, sizeof plan->params);
     plan->set = set;
-    plan->kernel_ref = ref ? ref->fn : NULL;
-    plan->kernel = simd ? simd->fn : ref->fn;
-    plan->kernel_nt = simd ? simd->fn_nt : NULL;
+    plan->kernel_ref = portable ? pick.entry->fn : NULL;
+    plan->kernel = pick.entry->fn;
+    plan->kernel_nt = pick.entry->fn_nt;
+    plan->ns_per_elem = pick.ns_per_elem;
     return plan;
 }
 

@@ -102,9 +102,16 @@ typedef void (*hg_range_fn)(void *ctx, size_t begin, size_t end);
  * number of online CPUs; 1 disables the pool. */
 int hg_pool_size(void);
 /* fn over [0, n) split into chunks whose bounds are multiples of `align` elements, run by
- * the caller and the pool's workers; returns when all are done.  n < min_parallel (or a
- * pool of 1) runs fn(ctx, 0, n) on the caller only. */
-void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn, void *ctx);
+ * the caller and the pool's workers that join in time; returns when all are done.  A job whose
+ * estimated one-thread time est_ns is below hg_pool_split_ns() (or a pool of 1, or fewer than
+ * two chunks) runs fn(ctx, 0, n) on the caller only. */
+void hg_parallel_for(size_t n, double est_ns, size_t align, hg_range_fn fn, void *ctx);
+/* The one-thread time from which a job is split (HUGE_VAL with a pool of 1). */
+double hg_pool_split_ns(void);
+/* The measured hand-off (moving average of the delay until the first worker joins a job). */
+double hg_pool_handoff_ns(void);
+/* The elements from which a kernel of this cost per element is split (INT64_MAX: never). */
+int64_t hg_split_min_elements(double ns_per_elem);
 
 /* ---- the generic kernel: inputs, output, parameters, range ---- */
 #define HG_MAX_IN 3
@@ -178,6 +185,7 @@ typedef struct hg_ew_plan {
     hg_kernel_fn kernel_ref;          /* the portable kernel (overlapping out and inputs), or NULL */
     const hg_kernel_set *set;         /* where kernel_ref is found when still NULL */
     aclDataType dtypes[HG_MAX_IN];
+    double ns_per_elem;               /* the kernel's measured cost (hg_kernel_select), 0 unknown */
 } hg_ew_plan;
 
 /* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace.

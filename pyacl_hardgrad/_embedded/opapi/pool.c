@@ -2,10 +2,20 @@
  * libopapi's process-wide worker pool for large element-wise jobs.  Threads start on
  * the first job big enough to need them.  Between jobs a worker polls for a new one for
  * a short while (PYACL_HARDGRAD_SPIN_US, as the stream workers; 0 turns it off) and then
- * parks on a condition variable; the submitter polls for the end of its job the same
- * way.  A wake-up through the kernel costs tens of microseconds, as much as a job on
- * cache-resident data.  The caller takes part in every job, so a pool of N threads has
- * N - 1 workers.  One job runs at a time; a second submitter waits for its turn.  At
+ * parks on a condition variable.  The caller takes part in every job, so a pool of N
+ * threads has N - 1 workers, and it never waits for a worker that has not joined: a worker
+ * joins a job only while the job is open, the caller closes it once no chunk is left and
+ * then waits only for the workers inside it.  A parked, descheduled or late worker therefore
+ * costs the caller nothing beyond the wake-up call; at worst the caller runs every chunk
+ * itself, as on one thread.
+ *
+ * Whether a job is split at all is decided from its estimated one-thread time (the caller's
+ * measured cost per element times the elements) against the measured hand-off: how long
+ * after a job is published the first worker joins it (a moving average over split jobs; a
+ * job no worker joined counts the whole job time).  A job is split when its estimate reaches
+ * HG_POOL_SPLIT_FACTOR hand-offs, and at least HG_POOL_SPLIT_FLOOR_NS
+ * (PYACL_HARDGRAD_SPLIT_NS replaces this rule by a fixed threshold; 0 splits every job of
+ * two chunks or more).  One job runs at a time; a second submitter waits for its turn.  At
  * library unload the workers are woken, told to stop and joined.
  */
 #include <pthread.h>
@@ -14,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +33,16 @@
 #define HG_POOL_MAX_THREADS 64
 #define HG_POOL_SPIN_DEFAULT_US 50u
 #define HG_POOL_SPIN_MAX_US 100000u
+#define HG_POOL_SPLIT_FLOOR_NS 8000.0
+#define HG_POOL_SPLIT_FACTOR 4.0
+#define HG_POOL_HANDOFF_START_NS 5000.0     /* the estimate before any job was split */
+#define HG_POOL_HANDOFF_MAX_NS 1000000.0
+#define HG_POOL_SPLIT_MAX_NS 1e12
+
+/* pool.ticket: joined workers in the low bits, the closed flag, the job's generation above. */
+#define TICKET_COUNT_MASK 0xffffull
+#define TICKET_CLOSED (1ull << 16)
+#define TICKET_SHIFT 17
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HG_POOL_RELAX() __builtin_ia32_pause()
@@ -39,8 +60,12 @@ typedef struct hg_pool {
     int nworkers;                     /* started workers */
     pthread_t threads[HG_POOL_MAX_THREADS];
     atomic_ulong generation;          /* bumped per job (under mu) */
-    atomic_int busy;                  /* workers still inside the current job */
+    atomic_ullong ticket;             /* the current job's joined count, closed flag, generation */
     atomic_int stop;
+    int parked;                       /* workers waiting on `wake` (under mu) */
+    atomic_ullong join_ns;            /* first join of the current job after its publication, 0: none */
+    uint64_t published_ns;
+    _Atomic double handoff_ns;        /* moving average of the first join's delay */
     /* the current job */
     hg_range_fn fn;
     void *ctx;
@@ -58,6 +83,7 @@ static pthread_once_t size_once = PTHREAD_ONCE_INIT;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int pool_size = 1;             /* threads per job, caller included */
 static uint64_t spin_ns;              /* how long to poll before parking */
+static double split_fixed_ns = -1.0;  /* PYACL_HARDGRAD_SPLIT_NS, -1 when not set */
 
 static void read_size(void)
 {
@@ -91,6 +117,19 @@ static void read_size(void)
         }
     }
     spin_ns = (uint64_t)us * 1000u;
+
+    env = getenv("PYACL_HARDGRAD_SPLIT_NS");
+    if (env != NULL && *env != '\0') {
+        char *end = NULL;
+        double v = strtod(env, &end);
+        if (end != env && *end == '\0' && v >= 0.0 && v <= HG_POOL_SPLIT_MAX_NS) {
+            split_fixed_ns = v;
+        } else {
+            fprintf(stderr, "pyacl_hardgrad: PYACL_HARDGRAD_SPLIT_NS=\"%s\" is not a number of ns in [0, 1e12]; "
+                    "using the measured hand-off\n", env);
+        }
+    }
+    atomic_store(&pool.handoff_ns, HG_POOL_HANDOFF_START_NS);
 }
 
 static uint64_t now_ns(void)
@@ -109,7 +148,7 @@ static int new_job_or_stop(unsigned long seen)
 static int job_finished(unsigned long unused)
 {
     (void)unused;
-    return atomic_load_explicit(&pool.busy, memory_order_acquire) == 0;
+    return (atomic_load_explicit(&pool.ticket, memory_order_acquire) & TICKET_COUNT_MASK) == 0;
 }
 
 /* Polls cond(arg) for up to spin_ns; 1 once it holds.  After the first tenth of the
@@ -148,6 +187,38 @@ int hg_pool_size(void)
     return pool_size;
 }
 
+double hg_pool_handoff_ns(void)
+{
+    pthread_once(&size_once, read_size);
+    return atomic_load_explicit(&pool.handoff_ns, memory_order_relaxed);
+}
+
+double hg_pool_split_ns(void)
+{
+    pthread_once(&size_once, read_size);
+    if (pool_size < 2) {
+        return HUGE_VAL;
+    }
+    if (split_fixed_ns >= 0.0) {
+        return split_fixed_ns;
+    }
+    double t = HG_POOL_SPLIT_FACTOR * atomic_load_explicit(&pool.handoff_ns, memory_order_relaxed);
+    return t > HG_POOL_SPLIT_FLOOR_NS ? t : HG_POOL_SPLIT_FLOOR_NS;
+}
+
+int64_t hg_split_min_elements(double ns_per_elem)
+{
+    double t = hg_pool_split_ns();
+    if (t == HUGE_VAL) {
+        return INT64_MAX;
+    }
+    if (!(ns_per_elem > 0.0)) {
+        return 0;
+    }
+    double n = t / ns_per_elem;
+    return n >= 9.0e18 ? INT64_MAX : (int64_t)n + 1;
+}
+
 /* Takes chunks until none is left. */
 static void run_chunks(void)
 {
@@ -162,6 +233,22 @@ static void run_chunks(void)
     }
 }
 
+/* Enters job g if it is still open; 1 when inside (then the job's fields stay valid until
+ * this worker leaves). */
+static int join_job(unsigned long g)
+{
+    unsigned long long t = atomic_load_explicit(&pool.ticket, memory_order_acquire);
+    for (;;) {
+        if ((t >> TICKET_SHIFT) != ((unsigned long long)g & (~0ull >> TICKET_SHIFT)) || (t & TICKET_CLOSED)) {
+            return 0;
+        }
+        if (atomic_compare_exchange_weak_explicit(&pool.ticket, &t, t + 1, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            return 1;
+        }
+    }
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
@@ -170,7 +257,9 @@ static void *worker_main(void *arg)
         if (!spin_until(new_job_or_stop, seen)) {
             pthread_mutex_lock(&pool.mu);   /* the generation moves under mu: no lost wake-up */
             while (!new_job_or_stop(seen)) {
+                pool.parked++;
                 pthread_cond_wait(&pool.wake, &pool.mu);
+                pool.parked--;
             }
             pthread_mutex_unlock(&pool.mu);
         }
@@ -179,8 +268,16 @@ static void *worker_main(void *arg)
             break;
         }
         seen = g;
+        if (!join_job(g)) {
+            continue;                           /* the caller already finished it */
+        }
+        uint64_t t = now_ns() - pool.published_ns;
+        unsigned long long none = 0;
+        atomic_compare_exchange_strong_explicit(&pool.join_ns, &none, t ? t : 1, memory_order_relaxed,
+                                                memory_order_relaxed);
         run_chunks();
-        if (atomic_fetch_sub_explicit(&pool.busy, 1, memory_order_acq_rel) == 1) {
+        unsigned long long left = atomic_fetch_sub_explicit(&pool.ticket, 1, memory_order_acq_rel);
+        if ((left & TICKET_CLOSED) && (left & TICKET_COUNT_MASK) == 1) {
             pthread_mutex_lock(&pool.mu);       /* the submitter may be parked */
             pthread_cond_signal(&pool.done);
             pthread_mutex_unlock(&pool.mu);
@@ -202,22 +299,22 @@ static void start_workers(void)
     pthread_mutex_unlock(&pool.mu);
 }
 
-void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn, void *ctx)
+void hg_parallel_for(size_t n, double est_ns, size_t align, hg_range_fn fn, void *ctx)
 {
     if (n == 0) {
         return;
     }
     int threads = hg_pool_size();
-    if (n < min_parallel || threads < 2) {
+    if (align == 0) {
+        align = 1;
+    }
+    if (threads < 2 || n < 2 * align || !(est_ns >= hg_pool_split_ns())) {
         fn(ctx, 0, n);
         return;
     }
     pthread_once(&start_once, start_workers);
     /* About four chunks per thread (some slack for a thread that gets descheduled), each a
      * multiple of `align` elements so every chunk starts on the same vector/cache-line phase. */
-    if (align == 0) {
-        align = 1;
-    }
     size_t chunk = n / ((size_t)threads * 4u) + 1u;
     chunk = (chunk + align - 1) / align * align;
     pthread_mutex_lock(&pool.submit);
@@ -234,20 +331,37 @@ void hg_parallel_for(size_t n, size_t min_parallel, size_t align, hg_range_fn fn
     pool.chunk = chunk;
     pool.nchunks = (n + chunk - 1) / chunk;
     atomic_store_explicit(&pool.next, 0, memory_order_relaxed);
-    atomic_store_explicit(&pool.busy, pool.nworkers, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);   /* publishes the job */
-    pthread_cond_broadcast(&pool.wake);
+    atomic_store_explicit(&pool.join_ns, 0, memory_order_relaxed);
+    unsigned long g = atomic_load_explicit(&pool.generation, memory_order_relaxed) + 1;
+    atomic_store_explicit(&pool.ticket, ((unsigned long long)g & (~0ull >> TICKET_SHIFT)) << TICKET_SHIFT,
+                          memory_order_relaxed);
+    pool.published_ns = now_ns();
+    atomic_store_explicit(&pool.generation, g, memory_order_release);   /* publishes the job */
+    if (pool.parked > 0) {
+        pthread_cond_broadcast(&pool.wake);
+    }
     pthread_mutex_unlock(&pool.mu);
 
     run_chunks();
 
-    if (!spin_until(job_finished, 0)) {
+    /* No chunk is left: close the job to late workers, wait for those inside. */
+    unsigned long long t = atomic_fetch_or_explicit(&pool.ticket, TICKET_CLOSED, memory_order_acq_rel);
+    uint64_t elapsed = now_ns() - pool.published_ns;
+    if ((t & TICKET_COUNT_MASK) != 0 && !spin_until(job_finished, 0)) {
         pthread_mutex_lock(&pool.mu);
         while (!job_finished(0)) {
             pthread_cond_wait(&pool.done, &pool.mu);
         }
         pthread_mutex_unlock(&pool.mu);
     }
+    /* The hand-off sample: the first join's delay, or (nobody joined in time) at least the job. */
+    uint64_t joined = atomic_load_explicit(&pool.join_ns, memory_order_relaxed);
+    double sample = joined != 0 ? (double)joined : (double)elapsed;
+    if (sample > HG_POOL_HANDOFF_MAX_NS) {
+        sample = HG_POOL_HANDOFF_MAX_NS;
+    }
+    double h = atomic_load_explicit(&pool.handoff_ns, memory_order_relaxed);
+    atomic_store_explicit(&pool.handoff_ns, h + (sample - h) / 8.0, memory_order_relaxed);
     pthread_mutex_lock(&pool.mu);
     pool.fn = NULL;
     pool.ctx = NULL;
