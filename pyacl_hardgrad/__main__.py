@@ -100,6 +100,10 @@ def info() -> int:
                 lib.aclrtResetDevice(0)
     except AclError as exc:
         print(f"runtime:      {exc}")
+    if BACKEND.is_embedded:                  # kernel paths and splitting (issue 13)
+        from . import _kernel_info
+        _kernel_info.exercise()
+        print("\n".join(_kernel_info.info_lines()))
     print(f"include dir:  {get_include()}")
     print(f"library dir:  {get_library_dir()}")
     return 0

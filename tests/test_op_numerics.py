@@ -50,8 +50,10 @@ def unavailable(path: str) -> str | None:
 
 
 def _env(path: str, threads: int = 2) -> dict:
+    # PYACL_HARDGRAD_SPLIT_NS=0: every call of two chunks or more is split across the threads,
+    # whatever the measured kernel and hand-off times would decide
     return {"PYACL_HARDGRAD_KERNEL_ISA": path, "PYACL_HARDGRAD_KERNEL_ISA_TRACE": "1",
-            "PYACL_HARDGRAD_THREADS": str(threads)}
+            "PYACL_HARDGRAD_THREADS": str(threads), "PYACL_HARDGRAD_SPLIT_NS": "0"}
 
 
 @pytest.fixture(scope="module")

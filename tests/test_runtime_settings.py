@@ -51,6 +51,8 @@ def test_accepted_runtime_settings_initialise(hg, tmp_path, name, value):
 @pytest.mark.parametrize("name, value, says", [
     ("PYACL_HARDGRAD_KERNEL_ISA", "xyz", 'PYACL_HARDGRAD_KERNEL_ISA="xyz" is not one of auto, scalar, avx2, avx512, neon'),
     ("PYACL_HARDGRAD_THREADS", "two", 'PYACL_HARDGRAD_THREADS="two" is not a whole number >= 1'),
+    ("PYACL_HARDGRAD_SPLIT_NS", "-1", 'PYACL_HARDGRAD_SPLIT_NS="-1" is not a number of ns in [0, 1e12]'),
+    ("PYACL_HARDGRAD_KERNEL_FAKE_NS", "avx2=1", 'PYACL_HARDGRAD_KERNEL_FAKE_NS entry "avx2=1" is not path:ns'),
 ])
 def test_a_bad_kernel_setting_warns_once_naming_it(hg, tmp_path, name, value, says):
     if not hg.BACKEND.is_embedded:

@@ -13,8 +13,9 @@
  * measured cost per element times the elements) against the measured hand-off: how long
  * after a job is published the first worker joins it (a moving average over split jobs; a
  * job no worker joined counts the whole job time).  A job is split when its estimate reaches
- * HG_POOL_SPLIT_FACTOR hand-offs, and at least HG_POOL_SPLIT_FLOOR_NS
- * (PYACL_HARDGRAD_SPLIT_NS replaces this rule by a fixed threshold; 0 splits every job of
+ * HG_POOL_SPLIT_FACTOR hand-offs, and at least HG_POOL_SPLIT_FLOOR_NS; one in
+ * HG_POOL_PROBE_EVERY of the jobs above the floor that the estimate alone keeps on one thread
+ * is split to take a new sample (PYACL_HARDGRAD_SPLIT_NS replaces this rule by a fixed threshold; 0 splits every job of
  * two chunks or more).  One job runs at a time; a second submitter waits for its turn.  At
  * library unload the workers are woken, told to stop and joined.
  */
@@ -38,6 +39,7 @@
 #define HG_POOL_HANDOFF_START_NS 5000.0     /* the estimate before any job was split */
 #define HG_POOL_HANDOFF_MAX_NS 1000000.0
 #define HG_POOL_SPLIT_MAX_NS 1e12
+#define HG_POOL_PROBE_EVERY 32u
 
 /* pool.ticket: joined workers in the low bits, the closed flag, the job's generation above. */
 #define TICKET_COUNT_MASK 0xffffull
@@ -84,6 +86,7 @@ static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static int pool_size = 1;             /* threads per job, caller included */
 static uint64_t spin_ns;              /* how long to poll before parking */
 static double split_fixed_ns = -1.0;  /* PYACL_HARDGRAD_SPLIT_NS, -1 when not set */
+static atomic_uint skipped;           /* jobs kept on one thread by the hand-off estimate */
 
 static void read_size(void)
 {
@@ -309,8 +312,15 @@ void hg_parallel_for(size_t n, double est_ns, size_t align, hg_range_fn fn, void
         align = 1;
     }
     if (threads < 2 || n < 2 * align || !(est_ns >= hg_pool_split_ns())) {
-        fn(ctx, 0, n);
-        return;
+        /* Every HG_POOL_PROBE_EVERY-th job that only the hand-off estimate keeps on one thread
+         * is split anyway, so that an estimate raised by a busy phase can come down again. */
+        int probe = threads >= 2 && n >= 2 * align && split_fixed_ns < 0.0 && est_ns >= HG_POOL_SPLIT_FLOOR_NS &&
+                    atomic_fetch_add_explicit(&skipped, 1, memory_order_relaxed) % HG_POOL_PROBE_EVERY ==
+                        HG_POOL_PROBE_EVERY - 1;
+        if (!probe) {
+            fn(ctx, 0, n);
+            return;
+        }
     }
     pthread_once(&start_once, start_workers);
     /* About four chunks per thread (some slack for a thread that gets descheduled), each a
