@@ -13,7 +13,9 @@
  * measured cost per element times the elements) against the measured hand-off: how long
  * after a job is published the first worker joins it (a moving average over split jobs; a
  * job no worker joined counts the whole job time).  A job is split when its estimate reaches
- * HG_POOL_SPLIT_FACTOR hand-offs, and at least HG_POOL_SPLIT_FLOOR_NS; one in
+ * HG_POOL_SPLIT_FACTOR hand-offs, at least HG_POOL_SPLIT_FLOOR_NS and at most
+ * HG_POOL_SPLIT_CEIL_NS (beyond it the caller's cost of a split nobody joins, one wake-up
+ * call, is about 1% of the job, so long jobs always split); one in
  * HG_POOL_PROBE_EVERY of the jobs above the floor that the estimate alone keeps on one thread
  * is split to take a new sample (PYACL_HARDGRAD_SPLIT_NS replaces this rule by a fixed threshold; 0 splits every job of
  * two chunks or more).  One job runs at a time; a second submitter waits for its turn.  At
@@ -36,6 +38,7 @@
 #define HG_POOL_SPIN_MAX_US 100000u
 #define HG_POOL_SPLIT_FLOOR_NS 8000.0
 #define HG_POOL_SPLIT_FACTOR 4.0
+#define HG_POOL_SPLIT_CEIL_NS 100000.0     /* jobs this long always split: a wasted split costs ~1% */
 #define HG_POOL_HANDOFF_START_NS 5000.0     /* the estimate before any job was split */
 #define HG_POOL_HANDOFF_MAX_NS 1000000.0
 #define HG_POOL_SPLIT_MAX_NS 1e12
@@ -206,6 +209,7 @@ double hg_pool_split_ns(void)
         return split_fixed_ns;
     }
     double t = HG_POOL_SPLIT_FACTOR * atomic_load_explicit(&pool.handoff_ns, memory_order_relaxed);
+    t = t < HG_POOL_SPLIT_CEIL_NS ? t : HG_POOL_SPLIT_CEIL_NS;
     return t > HG_POOL_SPLIT_FLOOR_NS ? t : HG_POOL_SPLIT_FLOOR_NS;
 }
 
