@@ -199,22 +199,25 @@ bool hg_spin_until_peer(bool (*cond)(void *), void *arg, uint64_t spin_ns, const
     uint64_t now = hg_now_ns();
     uint64_t deadline = now + spin_ns;
     /* after the first few microseconds the awaited thread may be waiting for a CPU
-     * (oversubscribed machine): from then on offer ours between polls; at once when it
-     * is known to wait for this very CPU */
-    uint64_t yield_from = peer_here(peer_cpu, solo) ? now : now + spin_ns / 10;
+     * (oversubscribed machine): from then on offer ours between polls; on every poll
+     * while it is known to wait for this very CPU */
+    uint64_t yield_from = now + spin_ns / 10;
+    bool here = peer_here(peer_cpu, solo);
     for (unsigned i = 1;; ++i) {
-        if (now >= yield_from)
+        if (here)
             sched_yield();
         else
             HG_CPU_RELAX();
         if (cond(arg))
             return true;
-        if ((i & 15u) == 0 || now >= yield_from) {
+        if ((i & 15u) == 0 || here) {
             now = hg_now_ns();
             if (now >= deadline)
                 return false;
-            if (now < yield_from && (i & 255u) == 0 && peer_here(peer_cpu, solo))
-                yield_from = now;
+            if (!here && now >= yield_from)
+                sched_yield();
+            if ((i & 255u) == 0)
+                here = peer_here(peer_cpu, solo); /* threads migrate */
         }
     }
 }
