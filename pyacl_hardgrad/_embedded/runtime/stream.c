@@ -291,7 +291,9 @@ static void *worker_main(void *p)
     uint64_t busy_at = hg_now_ns();
     for (uint64_t next = 1;;) {
         seq_wait w = {s, next};
-        atomic_store_explicit(&s->worker_cpu, hg_this_cpu(), memory_order_relaxed);
+        int cpu = hg_this_cpu();
+        if (atomic_load_explicit(&s->worker_cpu, memory_order_relaxed) != cpu)
+            atomic_store_explicit(&s->worker_cpu, cpu, memory_order_relaxed);
         uint64_t idle = hg_now_ns() - busy_at;
         if (!hg_spin_until_peer(has_work, &w, idle < spin ? spin - idle : 0, &s->producer_cpu, s->solo)) {
             pthread_mutex_lock(&s->qmu);
