@@ -274,13 +274,13 @@ static void check_events_bracket_inline_task(void)
 
 typedef struct {
     aclrtStream s;
-    aclError rc;
+    atomic_int rc; /* read while the destroy runs */
 } destroyer;
 
 static void *destroy_thread(void *p)
 {
     destroyer *d = p;
-    d->rc = aclrtDestroyStream(d->s);
+    atomic_store(&d->rc, aclrtDestroyStream(d->s));
     return NULL;
 }
 
@@ -303,10 +303,10 @@ static void check_destroy_waits_for_inline_task(void)
         destroyer d = {s, -1};
         EXPECT(pthread_create(&td, NULL, destroy_thread, &d), 0);
         sleep_ms(3);
-        EXPECT(d.rc, -1); /* still draining */
+        EXPECT(atomic_load(&d.rc), -1); /* still draining */
         atomic_store(&gate, 1);
         EXPECT(pthread_join(td, NULL), 0);
-        EXPECT(d.rc, ACL_SUCCESS);
+        EXPECT(atomic_load(&d.rc), ACL_SUCCESS);
         EXPECT(atomic_load(&first.order), 1);
         EXPECT(atomic_load(&behind.order), 2);
         EXPECT(pthread_join(t1, NULL), 0);
