@@ -16,7 +16,7 @@ from hg_cchecks import build_tsan
 
 CHECKS = ["idle_small_runs_in_launch", "busy_stream_queues_small_task", "inline_run_holds_stream_order",
           "events_bracket_inline_task", "destroy_waits_for_inline_task", "concurrent_launchers_keep_order",
-          "operator_launch_inline", "single_cpu_hand_offs"]
+          "operator_launch_inline", "single_cpu_hand_offs", "mid_size_inline_when_worker_sleeps"]
 
 # the runtime's tuning variables unset (defaults), and inline execution on or off
 MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "", "PYACL_HARDGRAD_INLINE_MAX": "", "PYACL_HARDGRAD_SPIN_US": ""},

@@ -522,6 +522,34 @@ static void check_single_cpu_hand_offs(void)
     expect_all_zero();
 }
 
+/* A task above the always-inline size (1024 elements) but within the limit (4096) runs in
+ * the launch when the worker sleeps (here: no polling, PYACL_HARDGRAD_SPIN_US=0, and a pause
+ * long enough for it to park); one above the limit never does. */
+static void check_mid_size_inline_when_worker_sleeps(void)
+{
+    setenv("PYACL_HARDGRAD_SPIN_US", "0", 1);
+    setup();
+    aclrtStream s;
+    EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
+    for (int round = 0; round < 3; ++round) {
+        reset_log();
+        probe mid = {0}, over = {0};
+        sleep_ms(20);
+        EXPECT(hg_stream_launch(s, "test", probe_task, &mid, 2048), ACL_SUCCESS);
+        EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT(ran_here(&mid), inline_on());
+        sleep_ms(20);
+        EXPECT(hg_stream_launch(s, "test", probe_task, &over, 4097), ACL_SUCCESS);
+        EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT_TRUE(!ran_here(&over));
+        EXPECT(atomic_load(&mid.order), 1);
+        EXPECT(atomic_load(&over.order), 2);
+    }
+    EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
+    teardown();
+    expect_all_zero();
+}
+
 static const named_check CHECKS[] = {
     {"idle_small_runs_in_launch", check_idle_small_runs_in_launch},
     {"busy_stream_queues_small_task", check_busy_stream_queues_small_task},
@@ -531,6 +559,7 @@ static const named_check CHECKS[] = {
     {"concurrent_launchers_keep_order", check_concurrent_launchers_keep_order},
     {"operator_launch_inline", check_operator_launch_inline},
     {"single_cpu_hand_offs", check_single_cpu_hand_offs},
+    {"mid_size_inline_when_worker_sleeps", check_mid_size_inline_when_worker_sleeps},
 };
 
 int main(int argc, char **argv)

@@ -40,6 +40,9 @@
 #include "rt_internal.h"
 
 #define RING_INITIAL 64u
+/* Tasks of up to this many elements run in about the time a hand-off to the worker takes:
+ * inline on any idle stream.  Larger small tasks only when the hand-off would be slow. */
+#define HG_INLINE_ALWAYS 1024u
 
 typedef struct hg_slot {
     _Alignas(HG_CACHE_LINE) _Atomic uint64_t ready; /* seq of the stored task, 0 = none yet */
@@ -500,8 +503,9 @@ static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint6
     return ACL_SUCCESS;
 }
 
-/* Take qmu for a submission; false (qmu released, error set) when the stream stops. */
-static bool lock_for_push(hg_stream *s, const char *func)
+/* Take qmu for a submission; false (qmu released, error set) when the stream stops.
+ * *cpu: the caller's CPU. */
+static bool lock_for_push(hg_stream *s, const char *func, int *cpu_out)
 {
     pthread_mutex_lock(&s->qmu);
     if (atomic_load(&s->stop)) {
@@ -512,12 +516,14 @@ static bool lock_for_push(hg_stream *s, const char *func)
     int cpu = hg_this_cpu();
     if (atomic_load_explicit(&s->producer_cpu, memory_order_relaxed) != cpu)
         atomic_store_explicit(&s->producer_cpu, cpu, memory_order_relaxed);
+    *cpu_out = cpu;
     return true;
 }
 
 aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
 {
-    if (!lock_for_push(s, func))
+    int cpu;
+    if (!lock_for_push(s, func, &cpu))
         return ACL_ERROR_RT_INVALID_HANDLE;
     return push_locked(s, task, func, atomic_load_explicit(&s->submitted, memory_order_relaxed));
 }
@@ -526,11 +532,18 @@ aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uin
 {
     if (elements >= atomic_load_explicit(&hg_rt.inline_below, memory_order_relaxed))
         return hg_stream_push(s, task, func);
-    if (!lock_for_push(s, func))
+    int cpu;
+    if (!lock_for_push(s, func, &cpu))
         return ACL_ERROR_RT_INVALID_HANDLE;
     uint64_t last = atomic_load_explicit(&s->submitted, memory_order_relaxed);
     if (atomic_load_explicit(&s->completed, memory_order_acquire) != last)
         return push_locked(s, task, func, last); /* busy: behind what is queued */
+    /* A task whose run takes longer than a hand-off goes to a worker that is polling on
+     * another CPU: there the hand-off is cheap and the task overlaps the caller's next
+     * steps.  Inline it only when the worker sleeps or shares this CPU. */
+    if (elements > HG_INLINE_ALWAYS && !s->sleeping &&
+        atomic_load_explicit(&s->worker_cpu, memory_order_relaxed) != cpu)
+        return push_locked(s, task, func, last);
     HG_HAPPENS_AFTER(&s->completed);
     /* idle: reserve the next seq; the worker waits for it, later pushes queue behind it */
     uint64_t seq = last + 1u;
