@@ -12,6 +12,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,27 @@ def build_ubsan(source: Path, workdir: Path) -> Path:
            f"-Wl,-rpath,{workdir}", "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+    return exe
+
+
+def build_tsan(source: Path, workdir: Path, libs=("ascendcl",)) -> Path:
+    """The C program `source` and the libraries built from this tree, both with ThreadSanitizer
+    (skips where a TSan program cannot run: no TSan runtime, or under an emulator)."""
+    if os.environ.get("PYACL_HARDGRAD_TEST_RUNNER"):
+        # a cross build run under qemu-user: a TSan program re-executes itself at start-up,
+        # which an emulator without a registered binfmt handler refuses (execve errno 8)
+        pytest.skip("ThreadSanitizer programs do not run under PYACL_HARDGRAD_TEST_RUNNER (an emulator)")
+    cc = os.environ.get("CC", "cc")
+    tsan = subprocess.run([cc, "-print-file-name=libtsan.so"], capture_output=True, text=True).stdout.strip()
+    if not os.path.isabs(tsan) or not os.path.exists(tsan):
+        pytest.skip(f"{cc} has no ThreadSanitizer runtime")
+    libdir = workdir / "lib"
+    subprocess.run([sys.executable, str(REPO_ROOT / "pyacl_hardgrad" / "_build" / "embedded_libs.py"), "--out",
+                    str(libdir), "--sanitize", "thread", "--quiet"], check=True, capture_output=True, text=True)
+    exe = workdir / source.stem
+    subprocess.run([cc, "-std=c11", "-O1", "-g", "-fsanitize=thread", "-pthread", str(source), "-o", str(exe),
+                    f"-I{REPO_ROOT / 'include'}", f"-I{C_DIR}", f"-L{libdir}"] + [f"-l{lib}" for lib in libs]
+                   + [f"-Wl,-rpath,{libdir}"], check=True, capture_output=True, text=True)
     return exe
 
 

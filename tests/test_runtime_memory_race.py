@@ -4,12 +4,12 @@ waits for the copy, never a use after free (natively, under valgrind memcheck an
 aclrtDestroyStream racing aclrtSynchronizeStream: the synchronize waits for the work or finds
 the handle gone, never returns early."""
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from hg_cchecks import build_tsan
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,21 +33,7 @@ def test_free_during_copy_under_memcheck(cprog, valgrind_available):
 
 
 def test_free_during_copy_under_thread_sanitizer(tmp_path):
-    if os.environ.get("PYACL_HARDGRAD_TEST_RUNNER"):
-        # a cross build run under qemu-user: a TSan program re-executes itself at start-up,
-        # which an emulator without a registered binfmt handler refuses (execve errno 8)
-        pytest.skip("ThreadSanitizer programs do not run under PYACL_HARDGRAD_TEST_RUNNER (an emulator)")
-    cc = os.environ.get("CC", "cc")
-    tsan = subprocess.run([cc, "-print-file-name=libtsan.so"], capture_output=True, text=True).stdout.strip()
-    if not os.path.isabs(tsan) or not os.path.exists(tsan):
-        pytest.skip(f"{cc} has no ThreadSanitizer runtime")
-    libdir = tmp_path / "lib"
-    subprocess.run([sys.executable, str(REPO / "pyacl_hardgrad" / "_build" / "embedded_libs.py"), "--out", str(libdir),
-                    "--sanitize", "thread", "--quiet"], check=True, capture_output=True, text=True)
-    exe = tmp_path / "race"
-    subprocess.run([cc, "-std=c11", "-O1", "-g", "-fsanitize=thread", "-pthread", str(REPO / "tests" / "c" /
-                    "memory_free_race.c"), "-o", str(exe), f"-I{REPO / 'include'}", f"-L{libdir}", "-lascendcl",
-                    f"-Wl,-rpath,{libdir}"], check=True, capture_output=True, text=True)
+    exe = build_tsan(REPO / "tests" / "c" / "memory_free_race.c", tmp_path)
     proc = subprocess.run([str(exe), "8"], capture_output=True, text=True, timeout=600,
                           env=dict(os.environ, TSAN_OPTIONS="halt_on_error=1:exitcode=66"))
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]

@@ -28,6 +28,12 @@ def _run(tmp_path, code, **env):
     ("PYACL_HARDGRAD_DEVICE_COUNT", "abc", "a whole number from 1 to 64"),
     ("PYACL_HARDGRAD_DEVICE_COUNT", "65", "a whole number from 1 to 64"),
     ("PYACL_HARDGRAD_SPIN_US", "-3", "microseconds from 0 to 100000"),
+    ("PYACL_HARDGRAD_INLINE", "2", "0 (every task runs on the stream's worker) or 1"),
+    ("PYACL_HARDGRAD_INLINE", "yes", "0 (every task runs on the stream's worker) or 1"),
+    ("PYACL_HARDGRAD_INLINE", " 1", "0 (every task runs on the stream's worker) or 1"),
+    ("PYACL_HARDGRAD_INLINE_MAX", "-1", "a whole number of elements from 0 to 2^40"),
+    ("PYACL_HARDGRAD_INLINE_MAX", "2T", "a whole number of elements from 0 to 2^40"),
+    ("PYACL_HARDGRAD_INLINE_MAX", "4k5", "a whole number of elements from 0 to 2^40"),
     ("PYACL_HARDGRAD_SOC", "A" * 80, "shorter than 64 characters"),
 ])
 def test_a_bad_runtime_setting_fails_acl_init_naming_it(hg, tmp_path, name, value, forms):
@@ -42,6 +48,8 @@ def test_a_bad_runtime_setting_fails_acl_init_naming_it(hg, tmp_path, name, valu
 
 @pytest.mark.parametrize("name, value", [("PYACL_HARDGRAD_DEVICE_MEMORY", "512M"),
                                          ("PYACL_HARDGRAD_DEVICE_COUNT", "4"), ("PYACL_HARDGRAD_SPIN_US", "0"),
+                                         ("PYACL_HARDGRAD_INLINE", "0"), ("PYACL_HARDGRAD_INLINE", "1"),
+                                         ("PYACL_HARDGRAD_INLINE_MAX", "64K"), ("PYACL_HARDGRAD_INLINE_MAX", "0"),
                                          ("PYACL_HARDGRAD_DEVICE_MEMORY", "")])
 def test_accepted_runtime_settings_initialise(hg, tmp_path, name, value):
     proc = _run(tmp_path, _INIT, **{name: value})

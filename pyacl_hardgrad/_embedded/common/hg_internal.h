@@ -55,6 +55,18 @@ typedef void (*hg_task_fn)(void *arg);
  * and the caller still owns arg. */
 HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
 
+/* Work estimate of a task whose size is not known: never run on the launching thread. */
+#define HG_COST_UNKNOWN UINT64_MAX
+
+/* As hg_stream_submit, for a kernel task that touches about `elements` elements
+ * (HG_COST_UNKNOWN if not known).  When the stream is idle (nothing queued, running or
+ * waited for) and the task is small (PYACL_HARDGRAD_INLINE, PYACL_HARDGRAD_INLINE_MAX), fn(arg)
+ * runs on the calling thread before this returns, in the stream's order: a later task,
+ * record, wait, callback or synchronize sees it done, a second launcher queues behind it.
+ * fn must not wait for other work of the same stream (host callbacks never come here). */
+HG_INTERNAL aclError hg_stream_launch(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg,
+                                      uint64_t elements);
+
 /* Device of a stream handle (NULL: the calling thread's current device), or -1 with the
  * error text naming `caller` and *err set. */
 HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclError *err);
@@ -131,6 +143,10 @@ HG_INTERNAL void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn
 /* Phase 1 ends with this: the executor owns plan from now on (also on failure,
  * where plan is destroyed and NULL is returned with the error text set). */
 HG_INTERNAL aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t workspace_size);
+/* The work one run of the executor does, in elements (the largest tensor it writes or
+ * reads); without it the run counts as of unknown size and always goes to the stream's
+ * worker.  Small runs may execute on the launching thread (hg_stream_launch). */
+HG_INTERNAL void hg_executor_set_cost(aclOpExecutor *executor, uint64_t elements);
 
 /* Device consistency for operators: every tensor's memory (NULL entries are skipped)
  * and the stream (NULL: the current device, where phase 1 plans; no check on a thread

@@ -43,6 +43,7 @@ struct aclOpExecutor {
     bool launched;              /* guarded by nb_executors.mu */
     int device;                 /* current device when phase 1 planned it, -1 if none */
     hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
+    uint64_t cost;              /* elements one run touches (HG_COST_UNKNOWN: not told) */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -85,6 +86,7 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
     ex->plan = plan;
     ex->workspace_size = workspace_size;
     ex->device = hg_current_device();
+    ex->cost = HG_COST_UNKNOWN;
     atomic_init(&ex->refs, 1);
     atomic_flag_clear(&ex->record_busy);
 
@@ -102,7 +104,7 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
     return ex;
 }
 
-/* Runs on the stream's worker thread. */
+/* Runs on the stream's worker thread, or on the launching thread (hg_stream_launch). */
 static void nb_executor_task(void *arg)
 {
     nb_run_record *rec = arg;
@@ -164,6 +166,14 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
         }
     }
     return ACLNN_SUCCESS;
+}
+
+void hg_executor_set_cost(aclOpExecutor *executor, uint64_t elements)
+{
+    nb_lock(&nb_executors);
+    if (nb_ptrset_contains(&nb_executors.set, executor) && !executor->launched)
+        executor->cost = elements;
+    nb_unlock(&nb_executors);
 }
 
 void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn)
@@ -231,6 +241,7 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     }
     /* the device checks ask the runtime (its lock): hold a reference, not our lock */
     int plan_dev = ex->device;
+    uint64_t cost = ex->cost;
     atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
     nb_unlock(&nb_executors);
     aclnnStatus drc = check_launch_devices(func, plan_dev, workspace, workspace_size, stream);
@@ -269,7 +280,8 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     } else {
         rec->executor = ex;
         rec->workspace = workspace;
-        rc = hg_stream_submit(stream, func, nb_executor_task, rec);
+        /* a small run on an idle stream may execute here, before this returns */
+        rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */

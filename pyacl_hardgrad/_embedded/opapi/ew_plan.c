@@ -241,6 +241,7 @@ aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t
     if (exe == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    hg_executor_set_cost(exe, 0);
     *workspaceSize = 0;
     *executor = exe;
     return ACLNN_SUCCESS;
@@ -514,10 +515,12 @@ aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_pl
         free(plan);
         return rc;
     }
+    uint64_t elements = (uint64_t)plan->numel;
     aclOpExecutor *exe = hg_executor_create(ops, plan, ws);   /* owns plan, also on failure */
     if (exe == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    hg_executor_set_cost(exe, elements);
     *workspaceSize = ws;
     *executor = exe;
     return ACLNN_SUCCESS;

@@ -20,6 +20,11 @@ atomic_int hg_rt_live;
 
 #define DEFAULT_MEMORY (32ull << 30)
 #define DEFAULT_SPIN_NS 50000ull
+/* Kernel tasks of up to this many elements may run on the launching thread of an idle
+ * stream (PYACL_HARDGRAD_INLINE_MAX); about where the kernel's own time reaches the
+ * cost of handing it to the worker and back. */
+#define DEFAULT_INLINE_MAX 4096ull
+#define MAX_INLINE_MAX (1ull << 40)
 
 uint64_t hg_now_ns(void)
 {
@@ -114,6 +119,17 @@ static aclError read_environment(void)
     if (s && !(parse_size(s, &us) && us <= 100000))
         return bad_setting("PYACL_HARDGRAD_SPIN_US", s, "a whole number of microseconds from 0 to 100000");
 
+    s = setting("PYACL_HARDGRAD_INLINE");
+    if (s && strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
+        return bad_setting("PYACL_HARDGRAD_INLINE", s, "0 (every task runs on the stream's worker) or 1");
+    bool inline_on = !s || s[0] == '1';
+
+    uint64_t inline_max = DEFAULT_INLINE_MAX;
+    s = setting("PYACL_HARDGRAD_INLINE_MAX");
+    if (s && !(parse_size(s, &inline_max) && inline_max <= MAX_INLINE_MAX))
+        return bad_setting("PYACL_HARDGRAD_INLINE_MAX", s,
+                           "a whole number of elements from 0 to 2^40 with an optional K, M, G or T suffix (e.g. 4K)");
+
     /* read (once, also before aclInit) by aclrtGetSocName; checked here so a bad value fails */
     const char *soc = setting("PYACL_HARDGRAD_SOC");
     if (soc && strlen(soc) >= 64)
@@ -122,6 +138,7 @@ static aclError read_environment(void)
     hg_rt.device_count = (int)n;
     hg_rt.mem_capacity = mem;
     atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
+    atomic_store_explicit(&hg_rt.inline_below, inline_on ? inline_max + 1u : 0u, memory_order_relaxed);
     return ACL_SUCCESS;
 }
 

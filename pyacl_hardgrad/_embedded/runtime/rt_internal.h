@@ -143,6 +143,7 @@ typedef struct hg_stream {
     uint64_t failure_mode;      /* ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE */
     bool failure_mode_set;
     struct hg_subscriber *report; /* aclrtSubscribeReport thread; guarded by callback.c's lock */
+    bool solo;                  /* the worker may run on one CPU only: it never busy-spins */
 
     /* written by callers only */
     _Alignas(HG_CACHE_LINE) pthread_mutex_t qmu; /* ring contents and growth, freed, sleeping */
@@ -151,10 +152,13 @@ typedef struct hg_stream {
     atomic_int refs;            /* owner (table or device) + temporary users */
     int sleeping;               /* the worker is parked on work_cv */
     pthread_cond_t work_cv;
+    uint64_t inline_seq;        /* newest seq run on a launching thread (hg_stream_launch) */
+    atomic_int producer_cpu;    /* CPU of the newest submitter (-1: unknown) */
 
     /* written by the worker once per task; read by synchronising callers */
     _Alignas(HG_CACHE_LINE) _Atomic uint64_t completed; /* seq of the newest finished task */
     atomic_int waiters;         /* callers parked (or about to park) on done_cv */
+    atomic_int worker_cpu;      /* CPU the worker last ran on (-1: unknown) */
 
     /* slow path only: parking synchronisers */
     _Alignas(HG_CACHE_LINE) pthread_mutex_t done_mu;
@@ -169,6 +173,12 @@ hg_stream *hg_stream_new(int device, bool is_default, aclError *err);
 hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool create, aclError *err);
 void hg_stream_release(hg_stream *s);
 aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func);
+/* As hg_stream_push for a USER task of `elements` work elements (HG_COST_UNKNOWN: not
+ * known): when the stream is idle -- nothing queued or running, so nothing the task must
+ * wait for -- and the task is small (inline execution on, elements <= the limit), it runs
+ * on the calling thread before this returns, as task number seq of the stream: later
+ * tasks, records and synchronisers see it done exactly as if the worker had run it. */
+aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uint64_t elements);
 void hg_stream_sync(hg_stream *s);
 /* As hg_stream_sync, giving up at deadline_ns (hg_now_ns clock); false on time-out. */
 bool hg_stream_sync_until(hg_stream *s, uint64_t deadline_ns);
@@ -183,8 +193,14 @@ void hg_stream_shutdown(hg_stream *s);
 void hg_stream_shutdown_list(hg_stream *list);
 uint64_t hg_spin_ns(void);
 /* Poll cond(arg) for up to spin_ns (yielding the CPU now and then once the wait is
- * not short); true as soon as it holds, false when the time ran out. */
+ * not short); true as soon as it holds, false when the time ran out.  When the thread
+ * that must make cond true shares the CPU -- *peer_cpu is the CPU it last ran on (NULL:
+ * not known), or solo (this thread may use one CPU only) -- a busy poll cannot help it:
+ * every poll then gives the CPU away (sched_yield) instead. */
 bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns);
+bool hg_spin_until_peer(bool (*cond)(void *), void *arg, uint64_t spin_ns, const atomic_int *peer_cpu, bool solo);
+/* The calling thread's CPU, -1 when the system does not tell. */
+int hg_this_cpu(void);
 
 /* ---------------------------------------------------------------- callbacks */
 struct hg_subscriber;
@@ -228,6 +244,7 @@ typedef struct hg_runtime {
     int device_count;
     uint64_t mem_capacity;
     _Atomic uint64_t spin_ns; /* read by stream workers and waiters while aclInit may set it */
+    _Atomic uint64_t inline_below; /* small tasks (elements < this) may run on the launching thread; 0: never */
     hg_device dev[HG_MAX_DEVICES];
     hg_table streams, events, contexts;
 } hg_runtime;

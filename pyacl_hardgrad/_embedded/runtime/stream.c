@@ -14,7 +14,22 @@
  * tasks into a ring twice as large and publishes it; the old ring receives no new task
  * and stays allocated until the stream is freed, so a worker still looking at it reads
  * either a task identical to the copy or a not-ready slot, and then reloads the ring
- * pointer. */
+ * pointer.
+ *
+ * Inline runs (hg_stream_push_small): a small kernel task launched on an idle stream
+ * (completed == submitted under qmu: nothing queued, nothing running, nothing waited for)
+ * takes the next seq like any task but is never stored in the ring: the launching thread
+ * runs it, then publishes its completion itself (slot `done`, `completed`), which only the
+ * worker writes otherwise.  That is safe because the worker, idle, waits for exactly that
+ * seq: it cannot run anything queued behind it meanwhile, and when it sees `completed`
+ * reach its next seq it skips that number.  Later submitters (other threads included) find
+ * the stream busy and queue behind it as usual; ring growth never copies the reserved
+ * seq's slot (`inline_seq`).
+ *
+ * Same-CPU hand-offs: a poll cannot make progress while the thread it waits for shares
+ * the CPU.  The worker records the CPU it runs on, submitters theirs; a waiter that finds
+ * itself on its peer's CPU, or a worker that may only use one CPU, yields the CPU on every
+ * poll instead of spinning. */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +40,9 @@
 #include "rt_internal.h"
 
 #define RING_INITIAL 64u
+/* Tasks of up to this many elements run in about the time a hand-off to the worker takes:
+ * inline on any idle stream.  Larger small tasks only when the hand-off would be slow. */
+#define HG_INLINE_ALWAYS 1024u
 
 typedef struct hg_slot {
     _Alignas(HG_CACHE_LINE) _Atomic uint64_t ready; /* seq of the stored task, 0 = none yet */
@@ -159,7 +177,23 @@ static void run_task(hg_stream *s, hg_task *t)
     }
 }
 
-bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
+int hg_this_cpu(void)
+{
+    return sched_getcpu(); /* a read of the thread's rseq area with current glibc */
+}
+
+/* Whether the thread waited for shares this CPU (or this thread has no other). */
+static bool peer_here(const atomic_int *peer_cpu, bool solo)
+{
+    if (solo)
+        return true;
+    if (!peer_cpu)
+        return false;
+    int peer = atomic_load_explicit(peer_cpu, memory_order_relaxed);
+    return peer >= 0 && peer == hg_this_cpu();
+}
+
+bool hg_spin_until_peer(bool (*cond)(void *), void *arg, uint64_t spin_ns, const atomic_int *peer_cpu, bool solo)
 {
     if (cond(arg))
         return true;
@@ -168,20 +202,32 @@ bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
     uint64_t now = hg_now_ns();
     uint64_t deadline = now + spin_ns;
     /* after the first few microseconds the awaited thread may be waiting for a CPU
-     * (oversubscribed machine): from then on offer ours between polls */
+     * (oversubscribed machine): from then on offer ours between polls; on every poll
+     * while it is known to wait for this very CPU */
     uint64_t yield_from = now + spin_ns / 10;
+    bool here = peer_here(peer_cpu, solo);
     for (unsigned i = 1;; ++i) {
-        HG_CPU_RELAX();
+        if (here)
+            sched_yield();
+        else
+            HG_CPU_RELAX();
         if (cond(arg))
             return true;
-        if ((i & 15u) == 0) {
+        if ((i & 15u) == 0 || here) {
             now = hg_now_ns();
             if (now >= deadline)
                 return false;
-            if (now >= yield_from)
+            if (!here && now >= yield_from)
                 sched_yield();
+            if ((i & 255u) == 0)
+                here = peer_here(peer_cpu, solo); /* threads migrate */
         }
     }
+}
+
+bool hg_spin_until(bool (*cond)(void *), void *arg, uint64_t spin_ns)
+{
+    return hg_spin_until_peer(cond, arg, spin_ns, NULL, false);
 }
 
 typedef struct {
@@ -189,10 +235,26 @@ typedef struct {
     uint64_t seq;
 } seq_wait;
 
+/* Task number seq ran on a launching thread (only the worker writes `completed` for a
+ * seq it has not reached itself). */
+static bool ran_inline(hg_stream *s, uint64_t seq)
+{
+    return atomic_load_explicit(&s->completed, memory_order_acquire) >= seq;
+}
+
+/* Whether the worker, waiting for task number seq, has something to do: the task is
+ * queued, ran inline (skip it), or the stream stops and every accepted task is done. */
+static bool worker_may_go(hg_stream *s, uint64_t seq)
+{
+    if (ready_slot(s, seq) || ran_inline(s, seq))
+        return true;
+    return atomic_load(&s->stop) && atomic_load_explicit(&s->submitted, memory_order_acquire) < seq;
+}
+
 static bool has_work(void *p)
 {
     seq_wait *w = p;
-    return ready_slot(w->s, w->seq) || atomic_load_explicit(&w->s->stop, memory_order_acquire);
+    return worker_may_go(w->s, w->seq);
 }
 
 /* A synchroniser polls the `done` mark in the slot of the task it waits for: that line
@@ -215,32 +277,53 @@ static bool reached(void *p)
     return (++w->polls & 7u) == 0 && atomic_load_explicit(&w->s->completed, memory_order_acquire) >= w->seq;
 }
 
+/* Whether the calling thread may run on one CPU only. */
+static bool single_cpu(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
+}
+
 static void *worker_main(void *p)
 {
     hg_stream *s = p;
     uint64_t spin = hg_spin_ns();
+    s->solo = single_cpu();
+    /* when the worker last ran a task itself: tasks run inline do not keep it polling */
+    uint64_t busy_at = hg_now_ns();
     for (uint64_t next = 1;;) {
         seq_wait w = {s, next};
-        if (!hg_spin_until(has_work, &w, spin)) {
+        int cpu = hg_this_cpu();
+        if (atomic_load_explicit(&s->worker_cpu, memory_order_relaxed) != cpu)
+            atomic_store_explicit(&s->worker_cpu, cpu, memory_order_relaxed);
+        uint64_t idle = hg_now_ns() - busy_at;
+        if (!hg_spin_until_peer(has_work, &w, idle < spin ? spin - idle : 0, &s->producer_cpu, s->solo)) {
             pthread_mutex_lock(&s->qmu);
-            while (!ready_slot(s, next) && !atomic_load(&s->stop)) {
+            while (!worker_may_go(s, next)) {
                 s->sleeping = 1;
                 pthread_cond_wait(&s->work_cv, &s->qmu);
                 s->sleeping = 0;
             }
             pthread_mutex_unlock(&s->qmu);
         }
+        if (ran_inline(s, next)) {
+            HG_HAPPENS_AFTER(&s->completed);
+            ++next;
+            continue;
+        }
         hg_slot *slot = ready_slot(s, next);
         if (!slot) {
-            /* woken by stop: every accepted push was published before stop was set,
-             * so one more look decides whether the queue is drained */
-            if (atomic_load(&s->stop) && !ready_slot(s, next))
+            /* stopping: every accepted push was published before stop was set, and
+             * submitted no longer moves, so this decides whether the queue is drained */
+            if (atomic_load(&s->stop) && atomic_load_explicit(&s->submitted, memory_order_acquire) < next)
                 break;
             continue;
         }
         HG_HAPPENS_AFTER(slot);
         hg_task t = slot->task; /* the slot may be reused once completed says so */
         run_task(s, &t);
+        busy_at = hg_now_ns();
         HG_HAPPENS_BEFORE(&s->completed);
         atomic_store_explicit(&slot->done, next, memory_order_release);
         atomic_store(&s->completed, next); /* seq_cst: pairs with waiters below */
@@ -276,6 +359,10 @@ hg_stream *hg_stream_new(int device, bool is_default, aclError *err)
     atomic_init(&s->submitted, 0);
     atomic_init(&s->completed, 0);
     atomic_init(&s->waiters, 0);
+    atomic_init(&s->worker_cpu, -1);
+    atomic_init(&s->producer_cpu, -1);
+    HG_ATOMIC_FIELD(&s->worker_cpu);
+    HG_ATOMIC_FIELD(&s->producer_cpu);
     HG_ATOMIC_FIELD(&s->ring);
     HG_ATOMIC_FIELD(&s->stop);
     HG_ATOMIC_FIELD(&s->submitted);
@@ -370,6 +457,8 @@ static struct hg_ring *ring_grow(hg_stream *s, struct hg_ring *r, uint64_t last)
     if (!nr)
         return NULL;
     for (uint64_t q = s->freed + 1u; q <= last; ++q) {
+        if (q == s->inline_seq)
+            continue; /* running on its launcher's thread: never queued */
         hg_slot *from = &r->slots[(q - 1u) & r->mask];
         hg_slot *to = &nr->slots[(q - 1u) & nr->mask];
         to->task = from->task; /* the worker may read `from` too, nobody writes it */
@@ -382,15 +471,9 @@ static struct hg_ring *ring_grow(hg_stream *s, struct hg_ring *r, uint64_t last)
 
 static _Thread_local uint32_t tls_last_task;
 
-aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
+/* Queue task behind everything submitted; caller holds qmu, which this releases. */
+static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint64_t last)
 {
-    pthread_mutex_lock(&s->qmu);
-    if (atomic_load(&s->stop)) {
-        pthread_mutex_unlock(&s->qmu);
-        hg_set_error(func, "stream is being destroyed");
-        return ACL_ERROR_RT_INVALID_HANDLE;
-    }
-    uint64_t last = atomic_load_explicit(&s->submitted, memory_order_relaxed);
     uint64_t seq = last + 1u;
     struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_relaxed);
     if (seq - s->freed > r->mask + 1u) {
@@ -413,10 +496,86 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
     slot->task = *task;
     HG_HAPPENS_BEFORE(slot);
     atomic_store_explicit(&slot->ready, seq, memory_order_release);
-    atomic_store_explicit(&s->submitted, seq, memory_order_release);
+    atomic_store(&s->submitted, seq); /* seq_cst: pairs with an inline run's completion */
     if (s->sleeping)
         pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->qmu);
+    return ACL_SUCCESS;
+}
+
+/* Take qmu for a submission; false (qmu released, error set) when the stream stops.
+ * *cpu: the caller's CPU. */
+static bool lock_for_push(hg_stream *s, const char *func, int *cpu_out)
+{
+    pthread_mutex_lock(&s->qmu);
+    if (atomic_load(&s->stop)) {
+        pthread_mutex_unlock(&s->qmu);
+        hg_set_error(func, "stream is being destroyed");
+        return false;
+    }
+    int cpu = hg_this_cpu();
+    if (atomic_load_explicit(&s->producer_cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&s->producer_cpu, cpu, memory_order_relaxed);
+    *cpu_out = cpu;
+    return true;
+}
+
+aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
+{
+    int cpu;
+    if (!lock_for_push(s, func, &cpu))
+        return ACL_ERROR_RT_INVALID_HANDLE;
+    return push_locked(s, task, func, atomic_load_explicit(&s->submitted, memory_order_relaxed));
+}
+
+aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uint64_t elements)
+{
+    if (elements >= atomic_load_explicit(&hg_rt.inline_below, memory_order_relaxed))
+        return hg_stream_push(s, task, func);
+    int cpu;
+    if (!lock_for_push(s, func, &cpu))
+        return ACL_ERROR_RT_INVALID_HANDLE;
+    uint64_t last = atomic_load_explicit(&s->submitted, memory_order_relaxed);
+    if (atomic_load_explicit(&s->completed, memory_order_acquire) != last)
+        return push_locked(s, task, func, last); /* busy: behind what is queued */
+    /* A task whose run takes longer than a hand-off goes to a worker that is polling on
+     * another CPU: there the hand-off is cheap and the task overlaps the caller's next
+     * steps.  Inline it only when the worker sleeps or shares this CPU. */
+    if (elements > HG_INLINE_ALWAYS && !s->sleeping &&
+        atomic_load_explicit(&s->worker_cpu, memory_order_relaxed) != cpu)
+        return push_locked(s, task, func, last);
+    HG_HAPPENS_AFTER(&s->completed);
+    /* idle: reserve the next seq; the worker waits for it, later pushes queue behind it */
+    uint64_t seq = last + 1u;
+    task->seq = seq;
+    if (!s->is_default)
+        tls_last_task = (uint32_t)seq;
+    s->inline_seq = seq;
+    struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_relaxed);
+    hg_slot *slot = &r->slots[(seq - 1u) & r->mask]; /* free: completed == seq - 1 */
+    atomic_store(&s->submitted, seq);
+    pthread_mutex_unlock(&s->qmu);
+
+    run_task(s, task);
+
+    /* complete it as the worker would: a synchroniser polls the slot or `completed` */
+    HG_HAPPENS_BEFORE(&s->completed);
+    atomic_store_explicit(&slot->done, seq, memory_order_release);
+    atomic_store(&s->completed, seq); /* seq_cst: pairs with waiters and with push_locked */
+    if (atomic_load(&s->waiters) > 0) {
+        pthread_mutex_lock(&s->done_mu);
+        pthread_cond_broadcast(&s->done_cv);
+        pthread_mutex_unlock(&s->done_mu);
+    }
+    /* Work queued behind it meanwhile (or a stop) may have found the worker parked
+     * waiting for this seq and left it there: wake it.  A push after our load of
+     * `submitted` sees the worker parked (and signals) or the worker sees `completed`. */
+    if (atomic_load(&s->submitted) != seq || atomic_load(&s->stop)) {
+        pthread_mutex_lock(&s->qmu);
+        if (s->sleeping)
+            pthread_cond_signal(&s->work_cv);
+        pthread_mutex_unlock(&s->qmu);
+    }
     return ACL_SUCCESS;
 }
 
@@ -427,7 +586,7 @@ void hg_stream_sync(hg_stream *s)
         return;
     struct hg_ring *r = atomic_load_explicit(&s->ring, memory_order_acquire);
     done_wait w = {s, seq, &r->slots[(seq - 1u) & r->mask], 0};
-    if (!hg_spin_until(reached, &w, hg_spin_ns())) {
+    if (!hg_spin_until_peer(reached, &w, hg_spin_ns(), &s->worker_cpu, false)) {
         atomic_fetch_add(&s->waiters, 1); /* seq_cst: the worker sees it or we see completed */
         pthread_mutex_lock(&s->done_mu);
         while (atomic_load(&s->completed) < w.seq)
@@ -710,9 +869,10 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream)
     return hg_rt_ret(rc);
 }
 
-HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg)
+HG_INTERNAL aclError hg_stream_launch(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg,
+                                      uint64_t elements)
 {
-    const char *func = caller ? caller : "hg_stream_submit";
+    const char *func = caller ? caller : "hg_stream_launch";
     pthread_mutex_lock(&hg_rt.mu);
     aclError rc = hg_check_init_locked(func);
     if (!rc && !fn) {
@@ -730,9 +890,14 @@ HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg
     t.kind = HG_TASK_USER;
     t.fn = fn;
     t.arg = arg;
-    rc = hg_stream_push(s, &t, func);
+    rc = hg_stream_push_small(s, &t, func, elements);
     hg_stream_release(s);
     return rc;
+}
+
+HG_INTERNAL aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg)
+{
+    return hg_stream_launch(stream, caller ? caller : "hg_stream_submit", fn, arg, HG_COST_UNKNOWN);
 }
 
 HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclError *err)
