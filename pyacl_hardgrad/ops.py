@@ -36,11 +36,11 @@ import threading
 import numpy as np
 
 from . import _args
-from . import device as _device
 from ._build import signatures as _signatures
 from ._binding import BACKEND, ffi, lib
 from ._lifetime import CHandle
-from .dtypes import _TO_ACL, from_acl, to_acl
+from .device import default_device, default_stream
+from .dtypes import from_acl, to_acl
 from .errors import _PARAM_CODES, ClosedError, PlanConsumedError, error_for
 from .memory import DeviceMemory
 from .scalar import Scalar, cached_float32, lookup_float32
@@ -308,14 +308,6 @@ def _fbw(a):
     return _fb(a, require_writable=True)
 
 
-def _host_stream():
-    """The default device's default stream, where calls with host arrays only run."""
-    d = _device._default
-    if d is None or not d._live[0]:
-        d = _device.default_device()
-    return d._state.get_default_stream()
-
-
 def _host_layout(spec: OpSpec, arrays: list) -> tuple:
     """The staging table of a host call (hgb_host_tensor per tensor parameter) and the shape and
     dtype of each output: ``(table, out0 shape, out0 dtype, ..., kept objects)``; memoised per
@@ -410,7 +402,7 @@ def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
             else:
                 cargs.append(v)
         if stream is None:
-            stream = _host_stream()
+            stream = default_stream()
         c = getattr(_tls, "c", None) or _call_buffer()
         st = spec.host(c, stream._o, lay[0], *cargs)
         if st:
@@ -499,7 +491,6 @@ class _CachedScalarGone(Exception):
 
 
 def _default_state():
-    from .device import default_device
     return default_device()._state
 
 
@@ -687,7 +678,7 @@ def _make_function(spec: OpSpec):
            "_made": _made,
            "_failed": _failed, "_general": _general, "_SPEC": spec,
            "_nd": np.ndarray, "_hls": spec.host_layouts, "_fb": _fb, "_fbw": _fbw, "_NB": _NOT_BUFFER,
-           "_host": spec.host, "_host_stream": _host_stream, "_np_empty": _np_empty,
+           "_host": spec.host, "_host_stream": default_stream, "_np_empty": _np_empty,
            "_host_failed": _host_failed}
     for p in spec.params:
         if p.has_default:
