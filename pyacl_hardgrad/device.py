@@ -252,6 +252,14 @@ def default_device() -> Device:
         return _default
 
 
+def default_stream():
+    """The default stream of the default device (where calls with host arrays only run)."""
+    d = _default
+    if d is None or not d._live[0]:
+        d = default_device()
+    return d._state.get_default_stream()
+
+
 def release_defaults() -> None:
     """Close the default device and its default stream, and the cached float32 bound Scalars
     of the one-call operators (all are made again on demand).  The default streams of every

@@ -6,7 +6,9 @@ import numpy as np
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold, keep_objects
+from .device import _state_of
 from .errors import check, warn_status
+from .stream import Stream
 
 __all__ = ["DeviceMemory", "Workspace", "HostMemory"]
 
@@ -62,7 +64,6 @@ class _Hold:
 
 
 def _check_stream(stream):
-    from .stream import Stream
     if stream is not None and not isinstance(stream, Stream):
         raise TypeError(f"stream must be a Stream or None, got {type(stream).__name__}")
     return stream
@@ -93,7 +94,6 @@ class DeviceMemory(_Addressed, CHandle):
     """
 
     def __init__(self, device, nbytes: int, policy: int | None = None):
-        from .device import _state_of
         state = _state_of(device)
         nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         if policy is not None:

@@ -39,6 +39,7 @@ from . import _args
 from ._build import signatures as _signatures
 from ._binding import BACKEND, ffi, lib
 from ._lifetime import CHandle
+from .device import default_device, default_stream
 from .dtypes import from_acl, to_acl
 from .errors import _PARAM_CODES, ClosedError, PlanConsumedError, error_for
 from .memory import DeviceMemory
@@ -52,6 +53,7 @@ _NULL = ffi.NULL
 _CLOSED = lib.HGB_CLOSED
 _CONSUMED = lib.HGB_CONSUMED
 _WAIT = lib.HGB_WAIT
+_HOST_ROLES = {"in": lib.HGB_HOST_IN, "inout": lib.HGB_HOST_INOUT, "out": lib.HGB_HOST_OUT}
 _TENSOR_KINDS = ("tensor", "out")
 _HANDLE_KINDS = ("tensor", "out", "scalar")
 _tls = threading.local()
@@ -97,7 +99,7 @@ class Param:
 class OpSpec:
     """One operator: its parameters and the two generic C entry points (fused call, plan)."""
 
-    def __init__(self, desc: dict, entry: dict, fused, planner, source: str):
+    def __init__(self, desc: dict, entry: dict, fused, planner, source: str, host=None):
         self.name = desc["name"]
         self.source = source                       # "binding" or the library file (ABI mode)
         base = self.name[len("aclnn"):] if self.name.startswith("aclnn") else self.name
@@ -133,8 +135,11 @@ class OpSpec:
         self.outputs = [p for p in params if p.role == "out"]
         self.results = [p for p in params if p.role in ("out", "inout")]
         self.tensor_inputs = [p for p in params if p.kind in _TENSOR_KINDS and p.role == "in"]
+        self.tensor_params = [p for p in params if p.kind in _TENSOR_KINDS]
         self.fused = fused
         self.planner = planner
+        self.host = host                # the host-array call (stage, fused call with a wait, copy back)
+        self.host_layouts: dict = {}    # see _host_layout
 
     def __repr__(self):
         return f"<OpSpec {self.name}({', '.join(p.name for p in self.params)})>"
@@ -162,6 +167,13 @@ def _as_scalar(value, name: str, temps: list) -> Scalar:
     s = Scalar(number, "float32")
     temps.append(s)
     return s
+
+
+def _non_tensor(p: Param, value, cached: bool, temps: list):
+    """A scalar or value argument as the generic call passes it (see _bound, _as_scalar, _as_value)."""
+    if p.kind == "scalar":
+        return (cached and _bound(value)) or _as_scalar(value, p.name, temps)
+    return _as_value(p, value)
 
 
 def _as_value(p: Param, value):
@@ -248,25 +260,203 @@ def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=Non
     return c, handles, cargs
 
 
-def _host_tensor(name: str, a, state, widened: list) -> Tensor:
-    """A host value given for tensor input ``name`` as a temporary Tensor.  Records in ``widened``
-    the inputs whose dtype numpy chose (float64 for a float array, int64 for Python ints), for the
-    hint when the operator refuses that dtype."""
+def _not_host_value(name: str, a, e) -> TypeError:
+    return TypeError(f"{name} must be a Tensor or an array of numbers (numpy array, list), not "
+                     f"{type(a).__name__} {a!r:.40}: {e}")
+
+
+def _host_value(name: str, a, widened: list) -> np.ndarray:
+    """A host value given for tensor input ``name`` as a numpy array of a dtype with an
+    aclDataType.  Records in ``widened`` the inputs whose dtype numpy chose (float64 for a float
+    array, int64 for Python ints), for the hint when the operator refuses that dtype."""
     try:
         arr = np.asarray(a)
         if arr.dtype == np.float64 and not isinstance(a, np.ndarray):
             arr = arr.astype(np.float32)     # a Python list of floats: float32, as torch does
-        if arr.dtype.kind in "OUS":          # (ml_dtypes.bfloat16 is kind "V": Tensor decides)
+        if arr.dtype.kind in "OUS":          # (ml_dtypes.bfloat16 is kind "V": its table entry decides)
             raise TypeError(f"numpy makes it an array of dtype {arr.dtype}")
-        t = Tensor(arr, state)
+        to_acl(arr.dtype)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"{name} must be a Tensor or an array of numbers (numpy array, list), not "
-                        f"{type(a).__name__} {a!r:.40}: {e}") from None
+        raise _not_host_value(name, a, e) from None
     if arr.dtype in (np.float64, np.int64):
-        how = "is a float64 array" if isinstance(a, np.ndarray) else \
-            f"was converted by numpy to {arr.dtype} (from {type(a).__name__})"
-        widened.append((name, how))
-    return t
+        widened.append((name, _widened_how(a, arr)))
+    return arr
+
+
+def _widened_how(a, arr) -> str:
+    return f"is a {arr.dtype} array" if isinstance(a, np.ndarray) else \
+        f"was converted by numpy to {arr.dtype} (from {type(a).__name__})"
+
+
+def _host_tensor(name: str, a, state, widened: list) -> Tensor:
+    """A host value given for tensor input ``name`` as a temporary Tensor (see _host_value)."""
+    arr = _host_value(name, a, widened)
+    try:
+        return Tensor(arr, state)
+    except (TypeError, ValueError) as e:
+        raise _not_host_value(name, a, e) from None
+
+
+# --- host arrays in, host arrays out --------------------------------------------------------------
+
+_fb = ffi.from_buffer
+_np_empty = np.empty
+_NOT_BUFFER = (ValueError, TypeError, BufferError)
+
+
+def _fbw(a):
+    return _fb(a, require_writable=True)
+
+
+def _host_layout(spec: OpSpec, arrays: list) -> tuple:
+    """The staging table of a host call (hgb_host_tensor per tensor parameter) and the shape and
+    dtype of each output: ``(table, out0 shape, out0 dtype, ..., kept objects)``; memoised per
+    layout of the inputs (``arrays``: per tensor parameter, the array or None), under the key the
+    generated functions build: (shape, dtype) of every tensor input, (None, None) when absent."""
+    key = tuple(x for a, p in zip(arrays, spec.tensor_params) if p.role != "out"
+                for x in ((a.shape, a.dtype) if a is not None else (None, None)))
+    lay = spec.host_layouts.get(key)
+    if lay is not None:
+        return lay
+    params = spec.tensor_params
+    table = ffi.new("hgb_host_tensor[]", max(len(params), 1))
+    keep, outs = [table], []
+    inputs = [a for a, p in zip(arrays, params) if p.role == "in" and a is not None]
+    for k, (a, p) in enumerate(zip(arrays, params)):
+        e = table[k]
+        if p.role == "out":
+            out = _layout(spec, inputs)
+            shape, dt = out[0], out[2]
+            outs += [shape, dt]
+        elif a is None:
+            e.role = lib.HGB_HOST_ABSENT
+            continue
+        else:
+            shape, dt = a.shape, a.dtype
+        dims = ffi.new("int64_t[]", shape) if shape else _NULL
+        keep.append(dims)
+        e.dims, e.ndim, e.dtype, e.itemsize, e.role = dims, len(shape), to_acl(dt), dt.itemsize, _HOST_ROLES[p.role]
+    lay = (table, *outs, keep)
+    if len(spec.host_layouts) < 4096:
+        spec.host_layouts[key] = lay
+    return lay
+
+
+def _host(spec: OpSpec, args: tuple, stream):
+    """A call with host arrays only (no Tensor among the tensor arguments): see _host_call."""
+    try:
+        return _host_call(spec, args, stream, True)
+    except _CachedScalarGone:
+        return _host_call(spec, args, stream, False)
+
+
+def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
+    """Every host-array call the generated function's own branch does not take (lists, scalars to
+    convert, non-contiguous, read-only or in-place arrays, absent inputs): the arrays are made
+    contiguous here, then one call into C stages them as device tensors, runs the operator, waits
+    and copies the outputs into new arrays (or back into an in-place array)."""
+    if stream is not None and type(stream) is not Stream:
+        raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+    if stream is not None and stream.closed:
+        raise ClosedError(f"Stream stream of {spec.function_name} is closed")
+    temps, widened, arrays, back, values = [], [], [], [], []
+    try:
+        for a, p in zip(args, spec.params):
+            if p.kind in _TENSOR_KINDS:
+                if p.role == "out":
+                    if a is not None:
+                        raise TypeError(f"{p.name} must be a Tensor or None, not {type(a).__name__}")
+                    arrays.append(None)
+                elif a is None:
+                    arrays.append(None)
+                else:
+                    arr = _host_value(p.name, a, widened)
+                    if p.role == "inout":
+                        # the operator writes the array itself when it can, else a copy that is
+                        # copied back (a writable array) or returned (read-only, or not an array)
+                        mine = arr is a and arr.flags.c_contiguous and arr.flags.writeable
+                        if not mine:
+                            arr = arr.copy(order="C")
+                            if isinstance(a, np.ndarray) and a.flags.writeable:
+                                back.append((a, arr))
+                    elif not arr.flags.c_contiguous:
+                        arr = arr.copy(order="C")     # (np.ascontiguousarray would turn 0-d into 1-d)
+                    arrays.append(arr)
+                values.append(None)
+            else:
+                values.append(_non_tensor(p, a, cached, temps))
+        lay = _host_layout(spec, arrays)
+        outs = iter(lay[1:-1])
+        results, it = [], iter(arrays)
+        cargs = []
+        for v, p in zip(values, spec.params):
+            if p.kind in _TENSOR_KINDS:
+                arr = next(it)
+                if p.role == "out":
+                    arr = _np_empty(next(outs), next(outs))
+                cargs.append(_fb(arr) if arr is not None else _NULL)
+                if p.role != "in":
+                    results.append(arr)
+            elif p.kind == "scalar":
+                cargs.append(v._o)
+            else:
+                cargs.append(v)
+        if stream is None:
+            stream = default_stream()
+        c = getattr(_tls, "c", None) or _call_buffer()
+        st = spec.host(c, stream._o, lay[0], *cargs)
+        if st:
+            if widened and st in _PARAM_CODES:
+                _failed_widened(st, c, spec, [], widened)
+            handles = [a if p.kind in _TENSOR_KINDS else v
+                       for a, v, p in zip(args, values, spec.params) if p.kind in _HANDLE_KINDS]
+            _failed(st, c, spec, handles, (), args)    # returns for a cached Scalar released meanwhile
+            raise _CachedScalarGone
+        for a, arr in back:                 # in-place on a host array: write the result back
+            np.copyto(a, arr, casting="unsafe")
+        copied = {id(arr): a for a, arr in back}
+        out = [copied.get(id(r), r) for r in results]
+        return out[0] if len(out) == 1 else tuple(out)
+    finally:
+        for t in temps:
+            t.close()
+
+
+def _host_failed(st: int, c, spec: OpSpec, handles: tuple, args: tuple, stream):
+    """A failed call of a generated function's host-array branch (every argument an array or a
+    value it takes as is): the general path's errors; a cached Scalar released meanwhile makes
+    the call again with Scalars of its own."""
+    if st in _PARAM_CODES:
+        widened = [(p.name, _widened_how(a, a)) for a, p in zip(args, spec.params)
+                   if p.kind in _TENSOR_KINDS and isinstance(a, np.ndarray) and a.dtype in (np.float64, np.int64)]
+        if widened:
+            _failed_widened(st, c, spec, [], widened)
+    _failed(st, c, spec, handles, (), args)
+    return _host_call(spec, args, stream, False)
+
+
+def _abi_host(fused, params: list):
+    """The host-array call of an operator declared at run time: the same staging and copy-back
+    (hgb_host_stage / hgb_host_finish) around its fused call."""
+    slots = [i for i, p in enumerate(params) if p["kind"] in _TENSOR_KINDS]
+    nhandles = sum(p["kind"] in _HANDLE_KINDS for p in params)
+    n = len(slots)
+
+    def host(c, stream, lay, *args):
+        data = ffi.new("void *[]", max(n, 1))
+        t = ffi.new("hgb_obj *[]", max(n, 1))
+        for k, i in enumerate(slots):
+            data[k] = ffi.cast("void *", args[i])
+        st = lib.hgb_host_stage(c, stream, lay, data, t, n, nhandles)
+        if st:
+            return st
+        fargs = list(args)
+        for k, i in enumerate(slots):
+            fargs[i] = t[k]
+        st = fused(c, stream, _WAIT, *fargs)
+        return lib.hgb_host_finish(c, st, stream, lay, data, t, n)
+
+    return host
 
 
 def _failed_widened(st: int, c, spec: OpSpec, made: list, widened: list):
@@ -301,7 +491,6 @@ class _CachedScalarGone(Exception):
 
 
 def _default_state():
-    from .device import default_device
     return default_device()._state
 
 
@@ -312,6 +501,8 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
         raise ClosedError(f"Stream stream of {spec.function_name} is closed")
     given = [a for a, p in zip(args, spec.params) if p.kind in _TENSOR_KINDS and isinstance(a, Tensor)]
     numpy_mode = not given
+    if numpy_mode and spec.host is not None:
+        return _host_call(spec, args, stream, cached)
     if stream is not None:
         state = stream._device_state
     elif given:
@@ -340,10 +531,8 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
                 if p.role == "in" and t is not None:
                     inputs.append(t)
                 values.append(t)
-            elif p.kind == "scalar":
-                values.append((cached and _bound(a)) or _as_scalar(a, p.name, temps))
             else:
-                values.append(_as_value(p, a))
+                values.append(_non_tensor(p, a, cached, temps))
         c, handles, cargs = _c_arguments(spec, values, inputs, made, state)
         if stream is None:
             anchor = next((v for v, p in zip(values, spec.params) if p.kind in _TENSOR_KINDS and v is not None), None)
@@ -479,13 +668,18 @@ def _make_function(spec: OpSpec):
         results = [(p.name if p.role == "inout" else f"_o_{p.name}") for p in spec.results]
         lines.append("            else:")
         lines.append(f"                return {', '.join(results) if results else 'None'}")
+    if spec.host is not None and spec.tensor_inputs:
+        lines += _host_branch(spec, body, values_ok, scalar_vars)
     lines.append(f"    return _general(_SPEC, ({', '.join(names)}{',' if names else ''}), stream, sync)")
     src = "\n".join(lines) + "\n"
     env = {"_T": Tensor, "_S": Stream, "_f32": lookup_float32, "_bound": _bound, "_tls": _tls,
            "_call_buffer": _call_buffer, "_new_out": _new_out, "_fused": spec.fused, "_WAIT": _WAIT,
            "_layouts": _layouts, "_layout": _layout, "_empty": _empty, "_alloc_failed": _alloc_failed,
            "_made": _made,
-           "_failed": _failed, "_general": _general, "_SPEC": spec}
+           "_failed": _failed, "_general": _general, "_SPEC": spec,
+           "_nd": np.ndarray, "_hls": spec.host_layouts, "_fb": _fb, "_fbw": _fbw, "_NB": _NOT_BUFFER,
+           "_host": spec.host, "_host_stream": default_stream, "_np_empty": _np_empty,
+           "_host_failed": _host_failed}
     for p in spec.params:
         if p.has_default:
             env[f"{p.name}__default"] = p.default
@@ -495,6 +689,52 @@ def _make_function(spec: OpSpec):
     fn.__doc__ = _function_doc(spec)
     fn._source = src
     return fn
+
+
+def _host_branch(spec: OpSpec, scalar_body: list, values_ok: list, scalar_vars: dict) -> list:
+    """The generated function's branch for host arrays only, when every tensor input is a
+    C-contiguous numpy array (writable for in-place ones) of a layout seen before: the buffers go
+    straight to the operator's host-array call (one crossing); everything else takes _host_call."""
+    ins = [p for p in spec.tensor_params if p.role != "out"]
+    names = [p.name for p in spec.params]
+    cond = " and ".join([f"type({p.name}) is _nd" for p in ins] + [f"{p.name} is None" for p in spec.outputs])
+    key = ", ".join(f"{p.name}.shape, {p.name}.dtype" for p in ins)
+    lines = [f"    if {cond}:"] + scalar_body
+    ok = " and ".join(values_ok + ["(stream is None or type(stream) is _S)"])
+    lines.append(f"        if {ok}:")
+    lines.append(f"            _hl = _hls.get(({key},))")
+    lines.append("            if _hl is not None:")
+    lines.append("                try:")
+    for p in ins:
+        lines.append(f"                    _d_{p.name} = {'_fbw' if p.role == 'inout' else '_fb'}({p.name})")
+    lines.append("                except _NB:")
+    lines.append("                    _hl = None")
+    lines.append("            if _hl is not None:")
+    lines.append("                if stream is None:")
+    lines.append("                    stream = _host_stream()")
+    for k, p in enumerate(spec.outputs):
+        lines.append(f"                _r_{p.name} = _np_empty(_hl[{2 * k + 1}], _hl[{2 * k + 2}])")
+    lines.append("                try:")
+    lines.append("                    c = _tls.c")
+    lines.append("                except AttributeError:")
+    lines.append("                    c = _call_buffer()")
+    cargs, handles = [], []
+    for p in spec.params:
+        if p.kind in _TENSOR_KINDS:
+            cargs.append(f"_fb(_r_{p.name})" if p.role == "out" else f"_d_{p.name}")
+            handles.append(p.name)
+        elif p.kind == "scalar":
+            cargs.append(f"{scalar_vars[p.name]}._o")
+            handles.append(scalar_vars[p.name])
+        else:
+            cargs.append(p.name)
+    lines.append(f"                st = _host(c, stream._o, _hl[0], {', '.join(cargs)})")
+    lines.append("                if st:")
+    lines.append(f"                    return _host_failed(st, c, _SPEC, ({', '.join(handles)},), "
+                 f"({', '.join(names)},), stream)")
+    results = [(p.name if p.role == "inout" else f"_r_{p.name}") for p in spec.results]
+    lines.append(f"                return {', '.join(results) if results else 'None'}")
+    return lines
 
 
 def _function_doc(spec: OpSpec) -> str:
@@ -565,8 +805,10 @@ class Plan(CHandle):
 
         ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the plan
         uses its own (allocated on the first run that needs it).  The stream holds the plan (and
-        the workspace) until its next synchronize().  Returns ``out``, without waiting unless
-        ``sync`` (then as ``stream.synchronize()``).
+        the workspace) until its next synchronize(); a repeatable plan run with its own workspace
+        is pinned on the stream instead (held until the plan is closed and the stream has
+        synchronised since, or the stream is closed), so its later runs there hold nothing.
+        Returns ``out``, without waiting unless ``sync`` (then as ``stream.synchronize()``).
         """
         if not self._live[0]:
             self._check_open()
@@ -751,14 +993,14 @@ def _discover_cann(known: set, entries: dict) -> None:
             except AttributeError:
                 continue
             fused, planner = _abi_entry_points(op, ffi2, lib2)
-            _register(op, entries.get(op["name"], {}), fused, planner, path)
+            _register(op, entries.get(op["name"], {}), fused, planner, path, _abi_host(fused, op["params"]))
             break
         else:
             _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so of the toolkit"
 
 
-def _register(desc: dict, entry: dict, fused, planner, source: str) -> None:
-    spec = OpSpec(desc, entry, fused, planner, source)
+def _register(desc: dict, entry: dict, fused, planner, source: str, host=None) -> None:
+    spec = OpSpec(desc, entry, fused, planner, source, host)
     _specs[spec.name] = spec
     fn = _make_function(spec)
     plan = _make_plan_class(spec)
@@ -788,7 +1030,7 @@ def _build() -> None:
     for desc in table["operators"]:
         name = desc["name"]
         _register(desc, entries.get(name, {}), getattr(lib, f"hgb_call_{name}"), getattr(lib, f"hgb_plan_{name}"),
-                  "binding")
+                  "binding", getattr(lib, f"hgb_host_{name}"))
     if BACKEND.name == "cann":
         _discover_cann(set(_specs), entries)
 

@@ -202,6 +202,11 @@ class Stream(CHandle):
         """How many resources the stream holds for queued work right now."""
         return lib.hgb_stream_held(self._o)
 
+    def _pinned(self) -> int:
+        """How many repeatable plans are pinned on this stream (each held until it is closed and
+        the stream has synchronised since, or the stream is closed)."""
+        return lib.hgb_stream_pinned(self._o)
+
     def synchronize(self) -> None:
         """Block until everything enqueued on this stream has finished (then let go of what
         that work held)."""

@@ -13,6 +13,7 @@ import numpy as np
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
+from .device import _state_of
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
 from .memory import DeviceMemory, _Hold
@@ -504,7 +505,6 @@ def _bytes_of(arr: np.ndarray) -> np.ndarray:
 
 
 def _allocate(device, nbytes) -> DeviceMemory:
-    from .device import _state_of
     return DeviceMemory(_state_of(device), nbytes)
 
 

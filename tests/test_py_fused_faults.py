@@ -179,3 +179,28 @@ def test_fast_and_general_paths_report_a_failed_launch_alike(hg, faults, case):
         for t in ts + [o] + scalars:
             t.close()
     assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_host_array_call_reports_a_failed_launch_and_a_failed_wait_and_leaks_nothing(hg, faults, case):
+    """The host-array call stages its tensors in C: a failed launch releases them at once; a
+    failed wait leaves them with the stream until a later successful synchronize()."""
+    want = case.expected()
+    before = _counts(hg)
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        for _ in range(2):                 # the general host path, then the generated branch
+            _set(faults, "fault_fail_launch", 1)
+            with pytest.raises(hg.AclError) as info:
+                case.call(case.host, stream=s)
+            _set(faults, "fault_fail_launch", 0)
+            assert info.value.code == 561103 and case.spec.name in str(info.value)
+            assert s._held() == 0 and _counts(hg) == before | {"streams": before["streams"] + 1}
+        for _ in range(2):
+            _set(faults, "fault_fail_sync", 1)
+            with pytest.raises(hg.AclError, match="aclrtSynchronizeStream"):
+                case.call(case.host, stream=s)
+            assert s._held() == case.n_handles     # the staged tensors and the Scalars, queued
+            s.synchronize()
+            assert s._held() == 0
+        np.testing.assert_array_equal(case.call(case.host, stream=s), want)
+    assert _counts(hg) == before

@@ -2,7 +2,9 @@
 
 Every launch (one-call or plan run) hands the references of what it uses to its stream, which
 lets go of them at its next synchronize() (or close); a launch that repeats the previous one's
-resources adds nothing, so repeated runs without a wait hold a bounded set.
+resources adds nothing, so repeated runs without a wait hold a bounded set.  A repeatable plan run
+with its own workspace is pinned on its stream instead: one reference, kept across syncs until
+the plan is closed and the stream has synchronised since (or the stream is closed).
 """
 import gc
 import threading
@@ -61,9 +63,9 @@ def test_repeatable_plan_is_held_until_sync_and_keeps_working(hg, case):
         with case.plan(ts, out=o, repeatable=True) as plan:
             for _ in range(5):
                 plan.run(None, s)
-                assert plan._refs == 2           # the plan's own reference + the queued run
+                assert plan._refs == 2           # the plan's own reference + the stream's pin
                 s.synchronize()
-                assert plan._refs == 1
+                assert plan._refs == 2 and s._pinned() == 1 and s._held() == 0   # pinned while open
                 np.testing.assert_array_equal(o.numpy(), want)
             assert plan.runs == 5
             plan.run(None, s)
@@ -85,9 +87,9 @@ def test_many_runs_without_sync_hold_nothing_more(hg, case):
         with case.plan(ts, out=o, repeatable=True) as plan:
             for i in range(20000):
                 plan.run(None, s)
-            assert plan._refs == 2 and s._held() == 1
+            assert plan._refs == 2 and s._held() == 0 and s._pinned() == 1
         s.synchronize()                           # lets go of the closed plan
-        assert s._held() == 0 and ts[0]._refs == 1
+        assert s._held() == 0 and s._pinned() == 0 and ts[0]._refs == 1
         # One-call operators on the same arguments share one entry.
         for _ in range(20000):
             case.call(ts, out=o, stream=s)
@@ -173,10 +175,10 @@ def test_closed_plans_stay_bounded_without_sync(hg, case):
         for _ in range(limit + 50):
             with case.plan(ts, out=o, repeatable=True) as plan:
                 plan.run(None, s)
-            assert s._held() <= limit
+            assert s._held() + s._pinned() <= limit
         assert _counts(hg)["executors"] <= before["executors"] + limit
         s.synchronize()
-        assert s._held() == 0 and _counts(hg)["executors"] == before["executors"]
+        assert s._held() == 0 and s._pinned() == 0 and _counts(hg)["executors"] == before["executors"]
         for t in ts + [o]:
             t.close()
     assert _counts(hg) == before
@@ -249,10 +251,10 @@ def test_threads_running_one_plan_on_one_stream_hold_it_once(hg, case):
                 t.start()
             for t in threads:
                 t.join()
-            assert plan._refs == 2 and s._held() == 1
+            assert plan._refs == 2 and s._held() == 0 and s._pinned() == 1
             plan.close()
             s.synchronize()
-            assert s._held() == 0
+            assert s._held() == 0 and s._pinned() == 0
         assert _counts(hg)["executors"] == before["executors"]
         np.testing.assert_array_equal(o.numpy(), want)
         for t in ts + [o]:
@@ -385,4 +387,156 @@ def test_closing_a_stream_while_another_thread_launches_on_it_is_clean(hg, case)
         sys.setswitchinterval(old)
     assert not other, other[:3]
     assert outcomes == {"ran", "closed"}          # both sides of the race happened
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_pinned_plan_closed_after_a_sync_is_let_go_of_at_the_next_sync(hg, case):
+    before = _counts(hg)
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
+        plan.run(None, s, sync=True)
+        plan.run(None, s)
+        s.synchronize()
+        np.testing.assert_array_equal(o.numpy(), want)
+        plan.close()                            # pinned: nothing is destroyed yet
+        assert _counts(hg)["executors"] == before["executors"] + 1 and s._pinned() == 1
+        with pytest.raises(hg.ClosedError, match=r"Plan is closed"):
+            plan.run(None, s)
+        s.synchronize()
+        assert _counts(hg)["executors"] == before["executors"] and s._pinned() == 0
+        for t in ts + [o]:
+            t.close()
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plan_run_on_two_streams_in_turn_is_pinned_on_both_until_each_synced(hg, case):
+    before = _counts(hg)
+    with hg.Device(0) as dev, dev.create_stream() as a, dev.create_stream() as b:
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
+        for _ in range(3):
+            for s in (a, b, a, b, b, a):
+                plan.run(None, s, sync=True)
+                np.testing.assert_array_equal(o.numpy(), want)
+            for s in (a, b, a):
+                plan.run(None, s)
+        assert a._pinned() == 1 and b._pinned() == 1 and a._held() == 0 and b._held() == 0
+        assert plan._refs == 3                  # the handle and one pin per stream
+        plan.close()
+        a.synchronize()
+        assert a._pinned() == 0 and _counts(hg)["executors"] == before["executors"] + 1
+        b.synchronize()
+        assert b._pinned() == 0 and _counts(hg)["executors"] == before["executors"]
+        for t in ts + [o]:
+            t.close()
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_closing_the_stream_of_a_pinned_plan_lets_go_of_the_pin(hg, case):
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        ts, o, want = _inputs(hg, dev, case)
+        plan = case.plan(ts, out=o, repeatable=True)
+        s = dev.create_stream()
+        plan.run(None, s, sync=True)
+        plan.run(None, s)                       # queued, pinned
+        assert plan._refs == 2
+        s.close()                               # waits for the run, then lets go of the pin
+        assert plan._refs == 1 and _counts(hg)["streams"] == before["streams"]
+        with pytest.raises(hg.ClosedError, match=r"Stream stream of \w+Plan\.run\(\) is closed"):
+            plan.run(None, s)
+        with dev.create_stream() as s2:       # pinned afresh on another stream
+            plan.run(None, s2, sync=True)
+            assert s2._pinned() == 1 and plan._refs == 2
+            np.testing.assert_array_equal(o.numpy(), want)
+        assert plan._refs == 1
+        plan.close()
+        assert _counts(hg)["executors"] == before["executors"]
+        for t in ts + [o]:
+            t.close()
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_explicit_workspace_runs_of_a_pinned_plan_are_held_until_the_sync(hg, case):
+    """A run with a workspace of the caller's takes the general path: the stream holds the plan and
+    the workspace for that run (beside the pin) until its next sync."""
+    before = _counts(hg)
+    host2 = [a.reshape(4, 2) for a in case.host]
+    want = case.expected([np.ascontiguousarray(a.T) for a in host2])
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        ts = case.tensors(hg, dev, host2)
+        views = [t.T for t in ts]                # transposed views: phase 1 asks for a workspace
+        o = hg.empty(want.shape, want.dtype, dev)
+        with case.plan(views, out=o, repeatable=True) as plan:
+            assert plan.workspace_size > 0
+            ws = dev.allocate(plan.workspace_size)
+            plan.run(None, s, sync=True)
+            plan.run(ws, s)
+            assert s._held() == 2 and s._pinned() == 1 and ws._refs == 2
+            ws.close()                           # the queued run keeps it
+            s.synchronize()
+            assert s._held() == 0 and s._pinned() == 1 and ws._refs == 0
+            np.testing.assert_array_equal(o.numpy(), want)
+        s.synchronize()
+        assert s._pinned() == 0
+        for t in views + ts + [o]:
+            t.close()
+    assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("closer", ["plan", "stream"])
+def test_closing_a_pinned_plan_or_its_stream_while_another_thread_runs_it_is_clean(hg, case, closer):
+    """Pinned runs hold no reference: a plan (or stream) closed from another thread while a run is
+    in its launch is kept until that launch is enqueued and waited for.  Each run either ran or
+    raised ClosedError; the result stays right; nothing leaks."""
+    import sys
+    before = _counts(hg)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    other, outcomes = [], set()
+    try:
+        with hg.Device(0) as dev:
+            ts, o, want = _inputs(hg, dev, case)
+            for k in range(60):
+                s = dev.create_stream()
+                plan = case.plan(ts, out=o, repeatable=True)
+                plan.run(None, s, sync=True)    # pinned before the race
+                started = threading.Event()
+
+                def runner():
+                    for i in range(40):
+                        try:
+                            plan.run(None, s, sync=bool(i & 1))
+                            outcomes.add("ran")
+                        except hg.ClosedError:
+                            outcomes.add("closed")
+                        except Exception as exc:      # reported below
+                            other.append(repr(exc))
+                        started.set()
+                t = threading.Thread(target=runner)
+                t.start()
+                started.wait()
+                if closer == "plan":
+                    plan.close()
+                    for _ in range(3):
+                        s.synchronize()      # lets go of the pin while the runner may still launch
+                else:
+                    s.close()
+                t.join()
+                plan.close()
+                s.close()
+                np.testing.assert_array_equal(o.numpy(), want)
+                assert refs(*ts, o) == [1] * (len(ts) + 1)
+            for x in ts + [o]:
+                x.close()
+    finally:
+        sys.setswitchinterval(old)
+    assert not other, other[:3]
+    assert outcomes == {"ran", "closed"}
     assert _counts(hg) == before

@@ -251,9 +251,17 @@ def _c_param(p: dict, i: int) -> str:
     return f"{p['type']} a{i}"
 
 
+def _host_param(p: dict, i: int) -> str:
+    if p["kind"] in ("tensor", "out"):
+        return f"void *a{i}"
+    return _c_param(p, i)
+
+
 def operator_calls(ops: list[dict]) -> tuple[str, str]:
-    """(declarations, definitions) of the fused call and the plan constructor of each operator:
-    hold the handle arguments, phase 1, then the generic hgb_finish / hgb_plan_finish."""
+    """(declarations, definitions) of the fused call, the host-array call and the plan constructor
+    of each operator: hold the handle arguments, phase 1, then the generic hgb_finish /
+    hgb_plan_finish; the host-array call stages its tensors (hgb_host_stage), makes the fused call
+    with a wait and copies the outputs back (hgb_host_finish)."""
     decls, defs = [], []
     for op in ops:
         name, params = op["name"], op["params"]
@@ -265,8 +273,25 @@ def operator_calls(ops: list[dict]) -> tuple[str, str]:
         call = f"{name}GetWorkspaceSize({args}{', ' if args else ''}&call->workspace_size, &call->executor)"
         head = f"int hgb_call_{name}(hgb_call *call, hgb_obj *stream, int flags{sig})"
         plan = f"int hgb_plan_{name}(hgb_call *call, int repeatable{sig})"
-        decls += [head + ";\n", plan + ";\n"]
+        tensors = [i for i, p in enumerate(params) if p["kind"] in ("tensor", "out")]
+        host_sig = "".join(", " + _host_param(p, i) for i, p in enumerate(params))
+        host = f"int hgb_host_{name}(hgb_call *call, hgb_obj *stream, const hgb_host_tensor *lay{host_sig})"
+        decls += [head + ";\n", plan + ";\n", host + ";\n"]
         n = len(handles)
+        nt = len(tensors)
+        slot = {i: k for k, i in enumerate(tensors)}
+        fused_args = "".join(", " + (f"t[{slot[i]}]" if i in slot else f"a{i}") for i in range(len(params)))
+        defs.append(f"""
+{host}
+{{
+    void *data[{nt + 1}] = {{{', '.join(f'a{i}' for i in tensors) or 'NULL'}}};
+    hgb_obj *t[{nt + 1}];
+    int st = hgb_host_stage(call, stream, lay, data, t, {nt}, {n});
+    if (st != 0) return st;
+    st = hgb_call_{name}(call, stream, HGB_WAIT{fused_args});
+    return hgb_host_finish(call, st, stream, lay, data, t, {nt});
+}}
+""")
         names = f'(hgb_phase2_fn)hgb_fp_{name}, "{name}GetWorkspaceSize", "{name}"'
         defs.append(f"""
 {head}

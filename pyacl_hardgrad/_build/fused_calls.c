@@ -20,9 +20,13 @@ struct hgb_obj {
     hgb_obj *storage;         /* tensors: the memory (or foreign owner) they view */
     hgb_obj *last;            /* storages: the stream that last used them (a shell reference, atomic) */
     /* streams */
-    int32_t lock;             /* a spin lock over `held` (held only for a few stores) */
+    int32_t lock;             /* a spin lock over `held` and `pins` (held only for a few stores) */
     hgb_obj **held;
-    int32_t nheld, capheld;
+    int32_t nheld, capheld;   /* nheld: written under the lock, read without it (atomic) */
+    hgb_obj **pins;           /* repeatable plans pinned here: one reference each (see hgb_pin) */
+    int32_t npins, cappins;   /* npins: as nheld */
+    int32_t busy;             /* runs of pinned plans in their launch right now (atomic) */
+    uint64_t pin_epoch;       /* hgb_closed_plans when the pins were last looked through */
     hgb_obj *device;
     aclrtContext context;
     /* plans */
@@ -30,6 +34,7 @@ struct hgb_obj {
     const char *phase2_name;
     uint64_t ws_size;
     hgb_obj *ws;              /* the plan's own workspace (atomic) */
+    hgb_obj *pin;             /* the stream whose runs take the pinned path (a shell reference, atomic) */
     int32_t repeatable;
     /* foreign handles */
     int32_t borrowed;         /* streams: another owner destroys the C stream (sync only) */
@@ -39,11 +44,17 @@ struct hgb_obj {
 static void hgb_destroy(hgb_obj *o);
 static int hgb_sync(hgb_obj *stream);
 
+/* Bumped by every close of a plan: a stream with pins looks through them at its next sync only
+ * when it changed since its last look. */
+static uint64_t hgb_closed_plans;
+
 static void hgb_shell_unref(hgb_obj *o)
 {
     if (__atomic_sub_fetch(&o->shell, 1, __ATOMIC_ACQ_REL) == 0) {
-        if (o->kind == HGB_KIND_STREAM)
+        if (o->kind == HGB_KIND_STREAM) {
             free(o->held);
+            free(o->pins);
+        }
         free(o->deps);
         free(o);
     }
@@ -167,8 +178,11 @@ int hgb_obj_adopt(hgb_obj *o)
 
 void hgb_obj_close(hgb_obj *o)
 {
-    if (__atomic_exchange_n(&o->open, 0, __ATOMIC_ACQ_REL))
+    if (__atomic_exchange_n(&o->open, 0, __ATOMIC_SEQ_CST)) {
+        if (o->kind == HGB_KIND_EXECUTOR)     /* after the flag: see hgb_take_held */
+            __atomic_add_fetch(&hgb_closed_plans, 1, __ATOMIC_SEQ_CST);
         (void)hgb_obj_release(o);
+    }
 }
 
 void hgb_obj_forget(hgb_obj *o)
@@ -221,8 +235,8 @@ static int hgb_hand_over(hgb_obj *stream, hgb_obj *const *objs, int n)
         }
         if (ok) {
             memcpy(stream->held + stream->nheld, objs, (size_t)n * sizeof *objs);
-            stream->nheld += n;
-            full = stream->nheld > HGB_PENDING_LIMIT;
+            __atomic_store_n(&stream->nheld, stream->nheld + n, __ATOMIC_RELAXED);
+            full = stream->nheld + stream->npins > HGB_PENDING_LIMIT;
         }
     }
     hgb_unlock(stream);
@@ -257,10 +271,58 @@ int64_t hgb_stream_held(hgb_obj *stream)
     return n;
 }
 
-/* Take the held objects out: what is added meanwhile was launched after the wait began. */
-static hgb_obj **hgb_take_held(hgb_obj *stream, int *n, hgb_obj **local, int nlocal)
+/* Move the pins of closed plans (all pins when `all`) to the end of the held objects; the
+ * caller holds the lock.  Returns whether it moved any. */
+static bool hgb_unpin_closed(hgb_obj *stream, bool all)
 {
+    int keep = 0, moved = 0;
+    if (stream->nheld + stream->npins > stream->capheld) {
+        int cap = stream->nheld + stream->npins;
+        hgb_obj **h = realloc(stream->held, (size_t)cap * sizeof *h);
+        if (h == NULL)
+            return false;      /* they stay pinned, for a later sync */
+        stream->held = h;
+        stream->capheld = cap;
+    }
+    for (int i = 0; i < stream->npins; i++) {
+        hgb_obj *p = stream->pins[i];
+        if (all || !__atomic_load_n(&p->open, __ATOMIC_SEQ_CST))
+            stream->held[stream->nheld + moved++] = p;
+        else
+            stream->pins[keep++] = p;
+    }
+    __atomic_store_n(&stream->npins, keep, __ATOMIC_RELAXED);
+    __atomic_store_n(&stream->nheld, stream->nheld + moved, __ATOMIC_RELAXED);
+    return moved > 0;
+}
+
+/* Wait until no pinned run is in its launch on the stream (after its pins were taken out, or
+ * before it is destroyed): a run that saw its plan and the stream open has then enqueued its
+ * work, so the wait that follows covers it. */
+static void hgb_quiesce(hgb_obj *stream)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&stream->busy, __ATOMIC_ACQUIRE) != 0)
+        sched_yield();
+}
+
+/* Take the held objects out, with the pins of plans closed since the last look (`all`: every
+ * pin): what is added meanwhile was launched after the wait began.  Nothing to take is seen
+ * without the lock (a hand-over racing with it stays for a later sync). */
+static hgb_obj **hgb_take_held(hgb_obj *stream, int *n, hgb_obj **local, int nlocal, bool all)
+{
+    uint64_t epoch = __atomic_load_n(&hgb_closed_plans, __ATOMIC_SEQ_CST);
+    int32_t npins = __atomic_load_n(&stream->npins, __ATOMIC_RELAXED);
+    *n = 0;
+    if (__atomic_load_n(&stream->nheld, __ATOMIC_RELAXED) == 0 &&
+        (npins == 0 || (!all && epoch == __atomic_load_n(&stream->pin_epoch, __ATOMIC_RELAXED))))
+        return local;
+    bool unpinned = false;
     hgb_lock(stream);
+    if (stream->npins > 0 && (all || epoch != stream->pin_epoch)) {
+        __atomic_store_n(&stream->pin_epoch, epoch, __ATOMIC_RELAXED);
+        unpinned = hgb_unpin_closed(stream, all);
+    }
     *n = stream->nheld;
     hgb_obj **items = local;
     if (*n > nlocal) {
@@ -270,8 +332,10 @@ static hgb_obj **hgb_take_held(hgb_obj *stream, int *n, hgb_obj **local, int nlo
     } else if (*n > 0) {
         memcpy(local, stream->held, (size_t)*n * sizeof *local);
     }
-    stream->nheld = 0;
+    __atomic_store_n(&stream->nheld, 0, __ATOMIC_RELAXED);
     hgb_unlock(stream);
+    if (unpinned)
+        hgb_quiesce(stream);
     return items;
 }
 
@@ -291,7 +355,7 @@ static void hgb_give_back(hgb_obj *stream, hgb_obj **items, int n)
     }
     memmove(stream->held + n, stream->held, (size_t)stream->nheld * sizeof *items);
     memcpy(stream->held, items, (size_t)n * sizeof *items);
-    stream->nheld = total;
+    __atomic_store_n(&stream->nheld, total, __ATOMIC_RELAXED);
     hgb_unlock(stream);
 }
 
@@ -302,7 +366,7 @@ static int hgb_sync_drop(hgb_obj *stream, bool drop)
 {
     hgb_obj *local[64];
     int n = 0;
-    hgb_obj **items = hgb_take_held(stream, &n, local, 64);
+    hgb_obj **items = hgb_take_held(stream, &n, local, 64, false);
     int st = aclrtSynchronizeStream(stream->handle);
     if (st != 0 && n > 0)
         hgb_give_back(stream, items, n);
@@ -381,19 +445,25 @@ static void hgb_destroy(hgb_obj *o)
         hgb_obj *ws = __atomic_exchange_n(&o->ws, NULL, __ATOMIC_ACQ_REL);
         if (ws != NULL)
             (void)hgb_obj_release(ws);
+        hgb_obj *pin = __atomic_exchange_n(&o->pin, NULL, __ATOMIC_ACQ_REL);
+        if (pin != NULL)
+            hgb_shell_unref(pin);
         break;
     }
     case HGB_KIND_STREAM: {
+        hgb_quiesce(o);                /* a pinned run that saw it open has launched */
         hgb_note("aclrtSynchronizeStream", aclrtSynchronizeStream(o->handle));
         if (!o->borrowed)
             hgb_note("aclrtDestroyStream", aclrtDestroyStream(o->handle));
         __atomic_store_n(&o->gone, 1, __ATOMIC_RELEASE);
         hgb_obj *local[64];
         int n = 0;
-        hgb_obj **items = hgb_take_held(o, &n, local, 64);
+        hgb_obj **items = hgb_take_held(o, &n, local, 64, true);
         hgb_release_all(items, n);
         if (items != local)
             free(items);
+        hgb_release_all(o->pins, o->npins);   /* any left pinned when memory ran out */
+        o->npins = 0;
         break;
     }
     case HGB_KIND_EVENT:
@@ -445,14 +515,17 @@ static int hgb_memory(hgb_obj *device, aclrtContext context, uint64_t size, hgb_
     return 0;
 }
 
-int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
-                     int dtype, int itemsize)
+/* A row-major tensor over new device memory of `device` holding `src` (NULL: uninitialised):
+ * call->made (open, wrapped), call->data, call->tensor; a status (call->function names the
+ * failing call). */
+static int hgb_new_tensor(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
+                          int dtype, int itemsize, const void *src)
 {
     int64_t strides[64];
     call->made = NULL;
     call->data = NULL;
     call->tensor = NULL;
-    if (ndim < 0 || ndim > 64) {
+    if (ndim < 0 || ndim > 64 || (ndim > 0 && dims == NULL) || itemsize <= 0) {
         call->function = "aclCreateTensor";
         return ACLNN_ERR_PARAM_INVALID;
     }
@@ -464,11 +537,20 @@ int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int 
     uint64_t count = 1;
     for (int i = 0; i < ndim; i++)
         count *= (uint64_t)(dims[i] > 0 ? dims[i] : 0);
+    uint64_t nbytes = count * (uint64_t)itemsize;
     hgb_obj *mem = NULL;
-    int st = hgb_memory(device, context, count * (uint64_t)itemsize, &mem);
+    int st = hgb_memory(device, context, nbytes, &mem);
     if (st != 0) {
         call->function = "aclrtMalloc";
         return st;
+    }
+    if (src != NULL && nbytes != 0) {
+        st = aclrtMemcpy(mem->handle, (size_t)nbytes, src, (size_t)nbytes, ACL_MEMCPY_HOST_TO_DEVICE);
+        if (st != 0) {
+            (void)hgb_obj_release(mem);
+            call->function = "aclrtMemcpy";
+            return st;
+        }
     }
     aclTensor *t = aclCreateTensor(dims, (uint64_t)ndim, (aclDataType)dtype, strides, 0, ACL_FORMAT_ND, dims,
                                    (uint64_t)ndim, mem->handle);
@@ -486,6 +568,72 @@ int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int 
         return ACL_ERROR_BAD_ALLOC;
     }
     return 0;
+}
+
+int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
+                     int dtype, int itemsize)
+{
+    return hgb_new_tensor(call, device, context, ndim, dims, dtype, itemsize, NULL);
+}
+
+/* --- host arrays ----------------------------------------------------------------------------- */
+
+static void hgb_host_drop(hgb_obj **t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (t[i] != NULL)
+            hgb_obj_forget(t[i]);
+        t[i] = NULL;
+    }
+}
+
+int hgb_host_stage(hgb_call *call, hgb_obj *stream, const hgb_host_tensor *lay, void *const *data,
+                   hgb_obj **t, int n, int stream_index)
+{
+    for (int i = 0; i < n; i++)
+        t[i] = NULL;
+    if (!hgb_obj_hold(stream)) {
+        call->function = NULL;
+        call->index = stream_index;
+        return HGB_CLOSED;
+    }
+    for (int i = 0; i < n; i++) {
+        int role = lay[i].role;
+        if (role == HGB_HOST_ABSENT)
+            continue;
+        const void *src = (role & HGB_HOST_IN) ? data[i] : NULL;
+        int st = hgb_new_tensor(call, stream->device, stream->context, lay[i].ndim, lay[i].dims, lay[i].dtype,
+                                lay[i].itemsize, src);
+        if (st != 0) {
+            hgb_host_drop(t, i);
+            (void)hgb_obj_release(stream);
+            return st;
+        }
+        t[i] = call->made;
+    }
+    call->made = NULL;
+    return 0;
+}
+
+int hgb_host_finish(hgb_call *call, int status, hgb_obj *stream, const hgb_host_tensor *lay,
+                    void *const *data, hgb_obj **t, int n)
+{
+    for (int i = 0; status == 0 && i < n; i++) {
+        if (t[i] == NULL || !(lay[i].role & HGB_HOST_OUT))
+            continue;
+        uint64_t count = 1;
+        for (int k = 0; k < lay[i].ndim; k++)
+            count *= (uint64_t)(lay[i].dims[k] > 0 ? lay[i].dims[k] : 0);
+        size_t nbytes = (size_t)(count * (uint64_t)lay[i].itemsize);
+        if (nbytes == 0)
+            continue;
+        status = aclrtMemcpy(data[i], nbytes, t[i]->storage->handle, nbytes, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (status != 0)
+            call->function = "aclrtMemcpy";
+    }
+    hgb_host_drop(t, n);
+    (void)hgb_obj_release(stream);
+    return status;
 }
 
 /* --- the generic call ----------------------------------------------------------------------- */
@@ -525,7 +673,8 @@ static void hgb_mark_tensors(hgb_obj *const *objs, int n, hgb_obj *stream)
  * caller's reference to the stream (see hgb_sync_drop). */
 static int hgb_launched(hgb_call *call, hgb_obj *const *held, int n, hgb_obj *stream, int flags)
 {
-    hgb_hand_over(stream, held, n);
+    if (n > 0)
+        hgb_hand_over(stream, held, n);
     if (!(flags & HGB_WAIT)) {
         (void)hgb_obj_release(stream);
         return 0;
@@ -641,8 +790,101 @@ static int hgb_plan_workspace(hgb_obj *plan, hgb_obj *stream, void **ws)
     return 0;
 }
 
+/* Pin a repeatable plan on a stream after a run there (the caller holds both; `*ref`: the run's
+ * reference to the plan): the stream keeps one reference to the plan until the plan is closed
+ * and the stream has synchronised since (or the stream is destroyed), and later runs of the
+ * plan there take hgb_pinned_run, which holds nothing.  The run's reference becomes the pin's
+ * when the stream had none (*ref = NULL then).  Returns false (nothing changed) when out of
+ * memory: the run hands its reference over as an unpinned one would. */
+static bool hgb_pin(hgb_obj *plan, hgb_obj *stream, hgb_obj **ref)
+{
+    bool ok = true, full = false;
+    hgb_lock(stream);
+    int i = 0;
+    while (i < stream->npins && stream->pins[i] != plan)
+        i++;
+    if (i == stream->npins) {
+        if (stream->npins == stream->cappins) {
+            int cap = stream->cappins ? stream->cappins * 2 : 4;
+            hgb_obj **h = realloc(stream->pins, (size_t)cap * sizeof *h);
+            if (h == NULL) {
+                ok = false;
+            } else {
+                stream->pins = h;
+                stream->cappins = cap;
+            }
+        }
+        if (ok) {
+            stream->pins[i] = plan;
+            __atomic_store_n(&stream->npins, i + 1, __ATOMIC_RELAXED);
+            *ref = NULL;
+            full = stream->nheld + stream->npins > HGB_PENDING_LIMIT;
+        }
+    }
+    hgb_unlock(stream);
+    if (!ok)
+        return false;
+    if (__atomic_load_n(&plan->pin, __ATOMIC_ACQUIRE) != stream) {
+        hgb_shell_ref(stream);
+        hgb_obj *old = __atomic_exchange_n(&plan->pin, stream, __ATOMIC_SEQ_CST);
+        if (old != NULL)
+            hgb_shell_unref(old);
+    }
+    if (full)                  /* bounded: let go of the pins of closed plans */
+        hgb_note("aclrtSynchronizeStream", hgb_sync(stream));
+    return true;
+}
+
+/* A run of a plan pinned on `stream` (its own workspace): the pin keeps the plan alive and the
+ * stream's `busy` count keeps the stream's destroy and the pin's release waiting until the launch
+ * is enqueued (see hgb_take_held, hgb_quiesce), so the run takes and drops no reference.
+ * HGB_MOVED when the plan was pinned elsewhere meanwhile (the caller takes the general path). */
+#define HGB_MOVED (-100)
+static int hgb_pinned_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, int flags)
+{
+    int st = 0;
+    bool held = false;
+    __atomic_add_fetch(&stream->busy, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&plan->open, __ATOMIC_SEQ_CST)) {
+        call->index = 0;
+        st = HGB_CLOSED;
+    } else if (!__atomic_load_n(&stream->open, __ATOMIC_SEQ_CST)) {
+        call->index = 1;
+        st = HGB_CLOSED;
+    } else if (__atomic_load_n(&plan->pin, __ATOMIC_SEQ_CST) != stream) {
+        st = HGB_MOVED;
+    } else {
+        aclOpExecutor *ex = __atomic_load_n((aclOpExecutor **)&plan->handle, __ATOMIC_ACQUIRE);
+        void *ws = NULL;
+        if (plan->ws_size != 0 && (st = hgb_plan_workspace(plan, stream, &ws)) != 0) {
+            call->function = "aclrtMalloc";
+        } else if ((st = plan->phase2(ws, plan->ws_size, ex, stream->handle)) != 0) {
+            call->function = plan->phase2_name;
+        } else {
+            hgb_mark_tensors(plan->deps, plan->ndeps, stream);
+            /* the wait needs a reference: taken while the stream cannot be destroyed (if it is
+             * being released, its destroy waits for this work anyway) */
+            held = (flags & HGB_WAIT) && hgb_obj_retain(stream);
+        }
+    }
+    if (st == HGB_CLOSED)
+        call->function = NULL;
+    __atomic_sub_fetch(&stream->busy, 1, __ATOMIC_RELEASE);
+    if (held) {
+        st = hgb_sync_drop(stream, true);
+        if (st != 0)
+            call->function = "aclrtSynchronizeStream";
+    }
+    return st;
+}
+
 int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
 {
+    if (workspace == NULL && __atomic_load_n(&plan->pin, __ATOMIC_ACQUIRE) == stream) {
+        int st = hgb_pinned_run(call, plan, stream, flags);
+        if (st != HGB_MOVED)
+            return st;
+    }
     hgb_obj *args[3] = {plan, stream, workspace};
     int st = hgb_begin(call, NULL, args, 3);
     if (st != 0)
@@ -679,8 +921,19 @@ int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *worksp
         return st;
     }
     hgb_mark_tensors(plan->deps, plan->ndeps, stream);
+    hgb_obj *ref = plan;
+    if (plan->repeatable && workspace == NULL && hgb_pin(plan, stream, &ref)) {
+        if (ref != NULL)            /* pinned already: the pin covers this run */
+            (void)hgb_obj_release(ref);
+        return hgb_launched(call, NULL, 0, stream, flags);
+    }
     hgb_obj *held[2] = {plan, workspace};
     return hgb_launched(call, held, workspace != NULL ? 2 : 1, stream, flags);
+}
+
+int64_t hgb_stream_pinned(hgb_obj *stream)
+{
+    return __atomic_load_n(&stream->npins, __ATOMIC_RELAXED);
 }
 
 /* --- CANN's type promotion ------------------------------------------------------------------- */

@@ -67,7 +67,8 @@ void hgb_obj_forget(hgb_obj *o);         /* the Python handle is gone (close + l
 
 /* A stream another owner destroys (Stream.from_handle without own): its release only waits. */
 void hgb_stream_borrowed(hgb_obj *stream);
-/* Streams: hold objects until the next sync; the count of held objects; wait and release. */
+/* Streams: hold objects until the next sync; the count of held objects (pinned plans aside, see
+ * hgb_plan_run); wait and release. */
 int hgb_stream_hold(hgb_obj *stream, hgb_obj *const *objs, int n); /* retains them; 0 when one was released */
 int64_t hgb_stream_held(hgb_obj *stream);
 int hgb_stream_sync(hgb_obj *stream);    /* HGB_CLOSED for a closed stream */
@@ -90,15 +91,47 @@ int hgb_finish(hgb_call *call, int status, hgb_obj *const *args, int n, hgb_obj 
 int hgb_plan_finish(hgb_call *call, int status, hgb_obj *const *args, int n, int repeatable,
                     hgb_phase2_fn phase2, const char *phase1_name, const char *phase2_name);
 /* Phase 2 of a plan on `stream` with `workspace` (NULL: the plan's own, allocated on first need):
- * the stream holds the plan (and the workspace) until its next sync.  HGB_CONSUMED for a one-shot
- * plan that ran; HGB_CLOSED with index 0 (plan), 1 (stream), 2 (workspace). */
+ * the stream holds the plan (and the workspace) until its next sync.  A repeatable plan run with
+ * its own workspace is pinned on the stream instead: the stream holds it (one reference) until
+ * the plan is closed and the stream has synchronised since, or the stream is destroyed, and its
+ * later runs there hold nothing (the stream's destroy and the pin's release wait for a run in its
+ * launch).  HGB_CONSUMED for a one-shot plan that ran; HGB_CLOSED with index 0 (plan), 1 (stream),
+ * 2 (workspace). */
 int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags);
+int64_t hgb_stream_pinned(hgb_obj *stream);  /* how many plans are pinned on the stream */
 uint64_t hgb_plan_workspace_size(hgb_obj *plan);
 
 /* A row-major tensor of new device memory on `device` (its context made current when given):
  * call->made (open, wrapped), call->data; a status (call->function names the failing call). */
 int hgb_tensor_empty(hgb_call *call, hgb_obj *device, aclrtContext context, int ndim, const int64_t *dims,
                      int dtype, int itemsize);
+/* Host arrays of a call (numpy in, numpy out).  One hgb_host_tensor per tensor parameter of the
+ * operator, in prototype order, says what its device tensor looks like (row-major); the Python
+ * layer builds the table once per layout of a call and shares it read-only.  The buffers are the
+ * call's arguments (contiguous host memory of exactly the tensor's bytes). */
+#define HGB_HOST_ABSENT 0   /* no tensor (an optional input left out): the operator gets NULL */
+#define HGB_HOST_IN 1       /* an input: its buffer is copied to the device before the call */
+#define HGB_HOST_OUT 2      /* an output: copied into its buffer after the call */
+#define HGB_HOST_INOUT 3    /* both (in-place operators) */
+typedef struct hgb_host_tensor {
+    const int64_t *dims;
+    int32_t ndim;
+    int32_t dtype;          /* aclDataType */
+    int32_t itemsize;
+    int32_t role;           /* HGB_HOST_* */
+} hgb_host_tensor;
+/* Staging of a host call: hold the stream for it (HGB_CLOSED with call->index = `stream_index`
+ * when it is closed), then for each i < n with a role make t[i], an open tensor over new device
+ * memory of the stream's device holding a copy of data[i] for inputs (NULL when absent).  A
+ * status (call->function names the failing call); nothing is left held on failure. */
+int hgb_host_stage(hgb_call *call, hgb_obj *stream, const hgb_host_tensor *lay, void *const *data,
+                   hgb_obj **t, int n, int stream_index);
+/* After the operator's call on the staged tensors returned `status` (with HGB_WAIT): on success
+ * copy the outputs into their buffers; then let go of the staged tensors and of the stream
+ * (the stream keeps what a failed wait left queued).  The call's status, or the copy's. */
+int hgb_host_finish(hgb_call *call, int status, hgb_obj *stream, const hgb_host_tensor *lay,
+                    void *const *data, hgb_obj **t, int n);
+
 /* CANN's type promotion of two aclDataTypes (the default out dtype of an operator); -1: none. */
 int hgb_promote_types(int a, int b);
 
