@@ -265,3 +265,17 @@ def test_worker_protocol_placement_and_forced_path(bench, S):
         st = w.close()
     assert st["vmhwm_kib"] >= st["vmrss_kib"] > 0
     assert w.proc.returncode == 0
+
+
+def test_worker_checks_large_results_on_a_sample(bench, S):
+    """Above 1M elements the result is checked on a strided sample (the operators are
+    elementwise); an odd size makes the sample's last element differ from the array's."""
+    op = bench.runner.DEFAULT_OPS[-1]
+    w = S.WorkerProc("test-large")
+    try:
+        n = 2 * (1 << 20) + 3
+        g = w.ask({"cmd": "group", "dtype": "bfloat16", "n": n, "ops": [op], "forms": ["plan_s"]})
+        assert g["bodies"] == [f"{op}:plan_s"]
+        assert w.ask({"cmd": "check"})["matches"] == {op: True}
+    finally:
+        w.close()

@@ -248,12 +248,12 @@ def test_compare_times_two_installs_in_alternating_rounds(hg):
     """bench.compare with this interpreter on both sides: one line per call form, with ratios
     and the call counts."""
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad.bench.compare", sys.executable, sys.executable,
-                           "--rounds", "1", "--modes", "a_fresh_s,plan_async"],
+                           "--rounds", "1", "--modes", "a_fresh_s,plan_async,alloc"],
                           capture_output=True, text=True, timeout=300, cwd="/")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["mode", "old", "us", "new"]
     rows = {ln.split()[0]: ln.split() for ln in lines[1:]}
-    assert set(rows) == {"a_fresh_s", "plan_async"}
+    assert set(rows) == {"a_fresh_s", "plan_async", "alloc"}
     assert rows["a_fresh_s"][-3:] == ["1/1", "->", "1/1"]     # one Python call, one crossing
     assert all(float(r[3]) > 0 for r in rows.values())

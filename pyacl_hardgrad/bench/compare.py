@@ -86,8 +86,12 @@ def _worker(specs: list[dict]) -> None:
     def a_numpy(k):
         for _ in range(k):
             fa(G, X, *sa)
+
+    def alloc(k):
+        for _ in range(k):
+            hg.empty((8,), "float32", dev).close()
     modes = {f.__name__: f for f in (a_fresh, a_fresh_s, b_fresh, b_fresh_s, a_noout_s, plan_sy, plan_s,
-                                     plan_async, a_numpy)}
+                                     plan_async, a_numpy, alloc)}
     libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
     for line in sys.stdin:
         w = line.split()
@@ -122,8 +126,9 @@ def main(argv=None) -> int:
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--modes", default="a_fresh,a_fresh_s,b_fresh,b_fresh_s,a_noout_s,plan_sy,plan_s,"
-                                       "plan_async,a_numpy",
-                    help="a_*: the bench's first operator, b_*: its second (registry order)")
+                                       "plan_async,a_numpy,alloc",
+                    help="a_*: the bench's first operator, b_*: its second (registry order); alloc: "
+                         "hg.empty((8,), 'float32').close()")
     a = ap.parse_args(argv)
     # the worker runs as this file (an older install need not have it)
     specs = json.dumps(_operators())
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
     res = {m: {"old": [], "new": []} for m in modes}
     for r in range(a.rounds):
         for m in modes:
-            iters = 300 if m in ("ht_numpy", "ht_noout_s") else 2000
+            iters = 300 if m in ("a_numpy", "a_noout_s") else 2000
             for k in (("old", "new") if r % 2 == 0 else ("new", "old")):
                 res[m][k].append(ask(k, m, iters)["ns"])
     for p in procs.values():

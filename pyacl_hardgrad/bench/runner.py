@@ -822,10 +822,12 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
             if not enabled:
                 result[key] = {"na": "n/a: not requested"}
                 continue
+            t0 = time.perf_counter()
             try:
                 result[key] = fn()
             except (S.WorkerError, CppError, OSError) as exc:
                 result[key] = {"na": f"n/a: {exc}"}
+            result[key]["elapsed_s"] = time.perf_counter() - t0
         status = proc_status_kib()
         result["memory"] = {"main": {"vmhwm_kib": status.get("VmHWM"), "vmrss_kib": status.get("VmRSS")},
                             "workers": procs}
@@ -929,9 +931,10 @@ def evaluate_targets(result: dict) -> list[dict]:
     span = [r for r in rows if 1 << 10 <= r["size"] <= 1 << 26]
     missing = [size_label(n) for n in (1 << 10, 1 << 20, 1 << 24, 1 << 26) if n not in done]
     note = f"not measured at {', '.join(missing)} (--sweep full runs 8..64M)" if missing and rows else None
-    skipped = [f"{x['dtype']} {size_label(x['size'])}" for x in (sw or {}).get("skipped", []) if x["what"] == "all"]
-    if skipped:
-        note = (note + "; " if note else "") + "skipped for memory: " + ", ".join(skipped)
+    for what, label in (("all", "skipped for memory"), ("error", "failed")):
+        skipped = [f"{x['dtype']} {size_label(x['size'])}" for x in (sw or {}).get("skipped", []) if x["what"] == what]
+        if skipped:
+            note = (note + "; " if note else "") + f"{label}: " + ", ".join(skipped)
     add("ours / PyTorch (matched threads), 1K <= n <= 64M, every op and dtype", 1.0, "<=",
         [(r["ratios"]["ours_over_torch"], cell(r)) for r in span], why, note)
     add("ours / PyTorch, bfloat16 at 1M", 0.75, "<=",

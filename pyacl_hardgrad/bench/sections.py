@@ -231,10 +231,12 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
                 try:
                     out["results"] += _sweep_group(workers, use, ops, dname, n, rounds, target_ns, torch)
                 except (WorkerError, R.CppError) as exc:
-                    # a worker that failed may be gone: the sweep ends here, with what it has
-                    out["skipped"].append({"dtype": dname, "size": n, "what": "all", "why": f"error: {exc}"})
-                    out["error"] = str(exc)
-                    break
+                    out["skipped"].append({"dtype": dname, "size": n, "what": "error", "why": f"error: {exc}"})
+                    if any(w.proc.poll() is not None for w in workers.values()):
+                        out["error"] = str(exc)     # a worker is gone: the sweep ends here, with what it has
+                        break
+                    for w in workers.values():
+                        w.ask({"cmd": "drop"})
             if out.get("error"):
                 break
         for label, w in workers.items():
