@@ -14,7 +14,6 @@ import pytest
 STAT_KEYS = {"median_ns", "min_ns", "iters", "repeats"}
 ROW_MEASUREMENTS = ("python_fresh", "python_plan", "python_fresh_sync", "python_plan_sync", "python_plan_async",
                     "cpp_fresh", "cpp_plan", "cpp_plan_async", "torch_matched", "torch_default", "numpy")
-TARGET_NAMES = 9
 PAIRED_MODES = {"fresh": "python_fresh_over_cpp_fresh_paired", "plan": "python_plan_over_cpp_plan_paired",
                 "fresh_sync": "python_fresh_sync_over_cpp_fresh_paired",
                 "plan_sync": "python_plan_sync_over_cpp_plan_paired",
@@ -37,13 +36,14 @@ def bench(hg):
 def tiny(bench):
     pytest.importorskip("torch")
     return bench.run(sizes=[8, 100], dtypes=["float32", "bfloat16"], ops=list(bench.runner.DEFAULT_OPS[:2]),
-                     repeat=2, target_ms=2, rounds=3, rss_calls=300, quiet=True)
+                     repeat=2, target_ms=2, rounds=3, rss_calls=300, quiet=True, sweep=[8, 16], sweep_ms=2,
+                     first_calls=50, first_procs=1)
 
 
 def test_bench_result_structure(bench, tiny):
     r = tiny
     ops = bench.runner.DEFAULT_OPS[:2]
-    assert r["schema"] == "pyacl_hardgrad-bench/1"
+    assert r["schema"] == "pyacl_hardgrad-bench/2"
     assert r["backend"] in ("sim", "cann")
     assert r["threads"]["ours"] >= 1 and r["threads"]["torch_matched"] == r["threads"]["ours"]
     assert r["threads"]["torch_default"] >= 1
@@ -102,35 +102,74 @@ def test_bench_floor_pairs_bare_binding_loops_with_cpp(bench, tiny):
     assert "floor at 8 elements" in bench.format_report(tiny)
 
 
-def test_bench_rss_and_targets(tiny):
-    rss = tiny["rss"]
-    assert rss["requested_calls"] == 300 and rss["calls"] == 300 and rss["reduced"] is False
-    assert rss["rss_before_kib"] > 0 and rss["rss_after_kib"] > 0
+def test_bench_sections_structure(bench, tiny):
+    """The sections measured in worker processes: every cell, side and form is there, times are
+    positive, ratios are the medians of the per-round ratios of their two sides."""
+    from pyacl_hardgrad.bench import sections as S
+    ops, dtypes = list(bench.runner.DEFAULT_OPS[:2]), ["float32", "bfloat16"]
+    sw = tiny["sweep"]
+    assert sw["sizes"] == [8, 16]
+    assert sw["forced"] == [p for p in S.KERNEL_PATHS if S.kernel_paths()[p] is None]
+    assert sw["auto_path"] in S.KERNEL_PATHS
+    assert [(r["op"], r["dtype"], r["size"]) for r in sw["results"]] == [
+        (op, d, n) for d in dtypes for n in (8, 16) for op in ops]
+    for r in sw["results"]:
+        for key in ("ours", "ours_call", "torch"):
+            _check_stats(r[key])
+        assert set(r["copy"]) == {"copy", "torch_copy"} and set(r["paths"]) == set(sw["forced"])
+        assert set(r["rounds"]) == {"ours", "ours_call", "torch", *sw["forced"]}
+        assert all(len(v) == 3 for v in r["rounds"].values())
+        ra = r["ratios"]
+        assert ra["ours_over_torch"] == pytest.approx(sorted(a / b for a, b in zip(r["rounds"]["ours"],
+                                                                                   r["rounds"]["torch"]))[1])
+        assert ra["fraction_of_copy"] > 0 and set(ra["path_over_auto"]) == set(sw["forced"])
+        assert all(r["matches_numpy"].values()) and set(r["matches_numpy"]) == {"auto", *sw["forced"]}
+    pl = tiny["placement"]
+    if "na" not in pl:
+        assert len(pl["one_cpu"]) == 1 and len(pl["two_cpus"]) == 2
+        assert {(r["op"], r["side"], r["form"]) for r in pl["results"]} == {
+            *((op, "python", f) for op in ops for f in ("out_s", "plan_s")),
+            *((op, "C++", m) for op in ops for m in ("fresh", "plan"))}
+        assert all(r["ratio"] > 0 and len(r["rounds"]["one_cpu"]) == 3 for r in pl["results"])
+    fm = tiny["forms"]["results"]
+    assert {(r["op"], r["dtype"], r["form"]) for r in fm} == {
+        *((op, d, f) for op in ops for d in dtypes for f in ("numpy", "noout", "out_s", "plan_s")),
+        *((None, d, "alloc") for d in dtypes)}
+    for r in fm:
+        _check_stats(r["sides"][r["form"]])
+        want = {"numpy": None, "noout": "torch_eager", "out_s": "cpp_fresh", "plan_s": "cpp_plan",
+                "alloc": "cpp_alloc"}[r["form"]]
+        assert r["against"] == want
+        if want:
+            assert r["ratio"] == pytest.approx(sorted(a / b for a, b in zip(r["rounds"][r["form"]],
+                                                                            r["rounds"][want]))[1])
+    assert all(all(v.values()) for v in tiny["forms"]["matches_numpy"].values())
+    fc = tiny["first_calls"]
+    assert [r["form"] for r in fc["results"]] == list(S.FIRST_FORMS)
+    assert all(r["mean_ns"] > 0 and len(r["runs"]) == 1 for r in fc["results"])
+    rs = tiny["rss_flat"]
+    assert [r["form"] for r in rs["results"]] == list(S.RSS_FORMS)
+    assert all(r["calls"] == 300 and r["rss_after_kib"] > 0 for r in rs["results"])
+    mem = tiny["memory"]
+    assert mem["main"]["vmhwm_kib"] > 0
+    assert {"forms", "rss", "sweep-auto"} <= set(mem["workers"])
+    assert all(v["vmhwm_kib"] >= v["vmrss_kib"] > 0 for v in mem["workers"].values())
     names = [t["target"] for t in tiny["targets"]]
-    assert len(names) == TARGET_NAMES
-    by = {t["target"]: t for t in tiny["targets"]}
-    # no size >= 1M was run: the throughput targets are reported as not measured
-    big = [t for n, t in by.items() if "n >= 1M" in n]
-    assert len(big) == 3 and all(t["met"] is None and t["measured"] is None for t in big)
-    small = [t for t in tiny["targets"] if t["met"] is not None]
-    assert len(small) == 6
-    for t in small:
-        assert isinstance(t["met"], bool) and t["measured"] >= 0
-    # the Python/C++ targets use the per-round ratio medians
-    for name, key in (("fresh plan per call, + synchronize()", "python_fresh_over_cpp_fresh_paired"),
-                      ("fresh plan per call, sync=True", "python_fresh_sync_over_cpp_fresh_paired"),
-                      ("repeatable plan, run(sync=True)", "python_plan_sync_over_cpp_plan_paired")):
-        t = by[f"Python / C++ at 8 elements, {name}"]
-        assert t["measured"] == max(x["ratios"][key] for x in tiny["results"] if x["size"] == 8)
+    assert len(names) == len(set(names)) == 12
+    text = bench.format_report(tiny)
+    for heading in ("sweep: ours", "forms at 8 elements", "first 50 calls", "RSS (VmRSS) over 300 calls",
+                    "peak RSS (VmHWM"):
+        assert heading in text
 
 
 def test_bench_report_renders(bench, tiny):
     text = bench.format_report(tiny)
     assert text.splitlines()[0].split()[:4] == ["op", "dtype", "n", "py"]
-    assert "targets:" in text and "aclrtGetDevice per call" in text
+    assert "targets (worst cell" in text and "aclrtGetDevice per call" in text
     md = bench.format_report(tiny, markdown=True).splitlines()
     assert md[0].startswith("| op | dtype | n |") and md[1].startswith("|---|---|---|")
-    assert len([ln for ln in md if ln.startswith("| hard")]) == 8
+    main = md[:md.index("")]                   # the main table ends at the first blank line
+    assert len([ln for ln in main if ln.startswith("| hard")]) == 8
 
 
 def test_bench_thread_count_follows_env(bench, monkeypatch):
@@ -138,34 +177,6 @@ def test_bench_thread_count_follows_env(bench, monkeypatch):
     assert bench.runner.our_kernel_threads() == 3
     monkeypatch.setenv("PYACL_HARDGRAD_THREADS", "0")
     assert bench.runner.our_kernel_threads() == os.sysconf("SC_NPROCESSORS_ONLN")
-
-
-def test_bench_targets_logic(bench):
-    """evaluate_targets picks the worst cell and compares it with the issue's thresholds."""
-    def row(op, dtype, size, torch_ns, plan_ns, frac, fresh_ratio, plan_ratio):
-        return {"op": op, "dtype": dtype, "size": size,
-                "ratios": {"speedup_vs_torch_matched": torch_ns / plan_ns, "fraction_of_copy_bandwidth": frac,
-                           "python_fresh_over_cpp_fresh": fresh_ratio, "python_plan_over_cpp_plan": plan_ratio}}
-    result = {
-        "results": [row("some_op", "float32", 1 << 20, 100, 50, 0.9, None, None),
-                    row("some_op", "float32", 1 << 24, 100, 125, 0.7, None, None),
-                    row("some_op", "bfloat16", 1 << 20, 300, 100, 0.85, None, None),
-                    row("some_op", "float32", 8, 1, 1, 0.01, 1.4, 1.3)],
-        "trivial_call": {"binding": {"median_ns": 50.0}, "ctypes": {"median_ns": 100.0}},
-        "rss": {"calls": 1000, "change_pct": -6.0},
-    }
-    got = [(x["met"], x["measured"] if x["measured"] is None else round(x["measured"], 6))
-           for x in bench.evaluate_targets(result)]
-    # the sync=True forms were not measured in these rows: reported, not guessed
-    assert got == [(False, 0.8), (True, 3.0), (False, 0.7), (None, None), (True, 1.4), (None, None), (False, 1.3),
-                   (False, 2.0), (False, 6.0)]
-    # with per-round ratio medians present, those decide the Python/C++ targets
-    result["results"][3]["ratios"].update(python_fresh_over_cpp_fresh_paired=1.6,
-                                          python_plan_over_cpp_plan_paired=1.1,
-                                          python_fresh_sync_over_cpp_fresh_paired=1.45,
-                                          python_plan_sync_over_cpp_plan_paired=1.25)
-    got = [(x["met"], round(x["measured"], 6)) for x in bench.evaluate_targets(result)]
-    assert got[3:7] == [(True, 1.45), (False, 1.6), (False, 1.25), (True, 1.1)]
 
 
 def test_bench_cpp_server_protocol(bench):
@@ -186,6 +197,9 @@ def test_bench_cpp_server_protocol(bench):
             with pytest.raises(bench.runner.CppError, match=msg):
                 server.ask(*bad)
         assert server.ask("cell", first, "float32", 16, "fresh", 2, 0)["iters"] == 2
+        # allocate + free of one tensor from C (the operator token is not called)
+        al = server.ask("cell", first, "float16", 8, "alloc", 7, 0)
+        assert al["iters"] == 7 and al["ns"] > 0
         tc = server.ask("trivial", 1, "0.5")
         assert STAT_KEYS <= set(tc) and tc["median_ns"] > 0
     finally:
@@ -205,7 +219,8 @@ def test_bench_cli_writes_json(hg, tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "bench", "--sizes", "8", "--dtypes", "float16",
                            "--ops", op, "--repeat", "1", "--target-ms", "1", "--rounds", "2", "--rss-calls", "100",
-                           "--no-torch", "-q", "--json", str(out)],
+                           "--sweep", "8..32", "--sweep-ms", "1", "--paths", "scalar", "--first-calls", "20",
+                           "--first-procs", "1", "--no-torch", "-q", "--json", str(out)],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[0].split()[:3] == ["op", "dtype", "n"]
@@ -217,20 +232,29 @@ def test_bench_cli_writes_json(hg, tmp_path):
     _check_stats(row["python_plan"])
     _check_stats(row["cpp_plan"])
     assert row["cpp_plan"]["repeats"] == 2 and len(row["paired"]["plan"]["ratios"]) == 2
-    assert data["rss"]["calls"] == 100
+    assert [r["calls"] for r in data["rss_flat"]["results"]] == [100] * len(data["rss_flat"]["results"])
+    # the sweep: 8 and 16 from 8..32, the scalar path forced against the automatic one; no torch
+    sw = data["sweep"]
+    assert [(r["op"], r["dtype"], r["size"]) for r in sw["results"]] == [(op, "float16", 8), (op, "float16", 16)]
+    assert sw["forced"] == ["scalar"] and data["settings"]["paths"] == ["scalar"]
+    for r in sw["results"]:
+        assert r["torch"] is None and r["ratios"]["ours_over_torch"] is None
+        assert set(r["paths"]) == {"scalar"} and len(r["rounds"]["scalar"]) == 2
+        assert r["matches_numpy"] == {"auto": True, "scalar": True}
+    assert {t["target"]: t["met"] for t in data["targets"]}["ours / PyTorch, bfloat16 at 1M"] is None
 
 
 def test_compare_times_two_installs_in_alternating_rounds(hg):
     """bench.compare with this interpreter on both sides: one line per call form, with ratios
     and the call counts."""
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad.bench.compare", sys.executable, sys.executable,
-                           "--rounds", "1", "--modes", "a_fresh_s,plan_async,b_numpy"],
+                           "--rounds", "1", "--modes", "a_fresh_s,plan_async,b_numpy,alloc"],
                           capture_output=True, text=True, timeout=300, cwd="/")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["mode", "old", "us", "new"]
     rows = {ln.split()[0]: ln.split() for ln in lines[1:]}
-    assert set(rows) == {"a_fresh_s", "plan_async", "b_numpy"}
+    assert set(rows) == {"a_fresh_s", "plan_async", "b_numpy", "alloc"}
     assert rows["a_fresh_s"][-3:] == ["1/1", "->", "1/1"]     # one Python call, one crossing
     assert rows["b_numpy"][-1].endswith("/1")                 # numpy in, numpy out: one crossing
     assert all(float(r[3]) > 0 for r in rows.values())

@@ -3,7 +3,10 @@
 Measures, for every (op, dtype, size): this package end to end from Python (one-call API
 with a fresh plan per call, and a repeatable plan), the same loops in C++ against the same
 libraries, PyTorch CPU, numpy and a same-size memory copy; plus the per-call cost of one
-trivial runtime call (our binding, ctypes, C) and resident memory over many small calls.
+trivial runtime call (our binding, ctypes, C).  In worker processes: a size sweep against
+PyTorch and a copy with every kernel path the CPU has, one CPU against two, the call forms
+users type at 8 elements, the first calls of a fresh process, and resident memory over many
+calls of each form.
 Prints a table and, with ``--json PATH``, writes every number for machines.
 See docs/performance.md for the meaning of each column.
 """
@@ -17,8 +20,9 @@ import sys
 
 from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_ROUNDS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
                      run, size_label)
+from .sections import DEFAULT_SWEEP, KERNEL_PATHS, parse_sweep
 
-__all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size"]
+__all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size", "parse_sweep", "build_parser", "options"]
 
 
 def _csv(text: str) -> list[str]:
@@ -28,7 +32,21 @@ def _csv(text: str) -> list[str]:
 def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=",".join(size_label(n) for n in DEFAULT_SIZES),
-                    help="element counts, e.g. 8,4096,1M,16M (K/M suffixes, or 1<<20)")
+                    help="element counts of the main table (Python against C++), e.g. 8,4096,1M,16M (K/M "
+                         "suffixes, or 1<<20); none: no main table")
+    ap.add_argument("--sweep", default=DEFAULT_SWEEP,
+                    help="sizes of the sweep against PyTorch and a copy, from the series 8, 16, 64, ... 64M: "
+                         "A..B (e.g. 1K..16M), full (8..64M), a list (8,1K,1M), or none; default %(default)s")
+    ap.add_argument("--sweep-ms", type=float, default=100.0,
+                    help="time per side and sweep cell after calibration, split over the rounds")
+    ap.add_argument("--paths", default="all",
+                    help="kernel paths each forced in a worker of its own and timed against the automatic choice "
+                         f"in the sweep: all (every one this CPU has), none, or a list of {','.join(KERNEL_PATHS)}")
+    ap.add_argument("--no-placement", action="store_true", help="skip one CPU against two")
+    ap.add_argument("--no-forms", action="store_true", help="skip the call forms at 8 elements")
+    ap.add_argument("--first-calls", type=int, default=5000,
+                    help="calls timed from the start of a fresh process (0: skip)")
+    ap.add_argument("--first-procs", type=int, default=3, help="fresh processes per form for --first-calls")
     ap.add_argument("--dtypes", default=",".join(DEFAULT_DTYPES), help="float32,float16,bfloat16")
     ap.add_argument("--ops", default=",".join(DEFAULT_OPS),
                     help="bench names of the operators (their folders' bench.py); default: every one, "
@@ -41,9 +59,9 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
                     help="rounds of the paired Python/C++ measurements (C++ and Python timed back to back "
                          "each round; medians over rounds)")
     ap.add_argument("--rss-calls", type=int, default=100000,
-                    help="small operator calls for the RSS check (0: skip); fewer if they would take "
-                         "longer than --rss-budget-s")
-    ap.add_argument("--rss-budget-s", type=float, default=30.0)
+                    help="calls of each form for the RSS check (0: skip); fewer if they would take "
+                         "longer than their share of --rss-budget-s")
+    ap.add_argument("--rss-budget-s", type=float, default=30.0, help="time for the RSS check, all forms together")
     ap.add_argument("--json", metavar="PATH", help="write every measurement as JSON to PATH ('-': stdout)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--from-json", metavar="PATH", help="print the report of a saved --json file (no measuring)")
@@ -51,6 +69,41 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
     ap.add_argument("--no-torch", action="store_true", help="skip PyTorch")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return ap
+
+
+def parse_paths(text: str) -> list[str] | None:
+    """--paths: None for every path the CPU has, [] for none, else the list (checked)."""
+    t = text.strip().lower()
+    if t == "all":
+        return None
+    if t in ("none", "off", ""):
+        return []
+    paths = _csv(t)
+    bad = [p for p in paths if p not in KERNEL_PATHS]
+    if bad:
+        raise ValueError(f"bad --paths: {', '.join(bad)} (all, none, or of {', '.join(KERNEL_PATHS)})")
+    return paths
+
+
+def options(args) -> dict:
+    """The keyword arguments of run() from the parsed command line (ValueError naming the
+    option on bad input)."""
+    try:
+        sizes = [] if args.sizes.strip().lower() in ("none", "off") else [parse_size(s) for s in _csv(args.sizes)]
+    except ValueError as exc:
+        raise ValueError(f"bad --sizes: {exc}") from None
+    try:
+        sweep = parse_sweep(args.sweep)
+    except ValueError as exc:
+        raise ValueError(f"bad --sweep: {exc}") from None
+    for name in ("rounds", "repeat"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"bad --{name}: {getattr(args, name)} (at least 1)")
+    return dict(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
+                target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
+                cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet, sweep=sweep,
+                paths=parse_paths(args.paths), sweep_ms=args.sweep_ms, placement=not args.no_placement,
+                forms=not args.no_forms, first_calls=args.first_calls, first_procs=args.first_procs)
 
 
 def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
@@ -61,14 +114,11 @@ def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
             print(format_report(json.load(f), markdown=args.markdown))
         return 0
     try:
-        sizes = [parse_size(s) for s in _csv(args.sizes)]
+        kw = options(args)
     except ValueError as exc:
-        print(f"bench: bad --sizes: {exc}", file=sys.stderr)
+        print(f"bench: {exc}", file=sys.stderr)
         return 2
-    result = run(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
-                 target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
-                 cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet,
-                 command=" ".join([prog] + [shlex.quote(a) for a in argv]))
+    result = run(**kw, command=" ".join([prog] + [shlex.quote(a) for a in argv]))
     if args.json == "-":
         json.dump(result, sys.stdout, indent=1)
         print()

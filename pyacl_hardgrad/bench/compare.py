@@ -90,8 +90,12 @@ def _worker(specs: list[dict]) -> None:
     def b_numpy(k):
         for _ in range(k):
             fb(G, X, *sb)
+
+    def alloc(k):
+        for _ in range(k):
+            hg.empty((8,), "float32", dev).close()
     modes = {f.__name__: f for f in (a_fresh, a_fresh_s, b_fresh, b_fresh_s, a_noout_s, plan_sy, plan_s,
-                                     plan_async, a_numpy, b_numpy)}
+                                     plan_async, a_numpy, b_numpy, alloc)}
     libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
     for line in sys.stdin:
         w = line.split()
@@ -126,8 +130,9 @@ def main(argv=None) -> int:
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--modes", default="a_fresh,a_fresh_s,b_fresh,b_fresh_s,a_noout_s,plan_sy,plan_s,"
-                                       "plan_async,a_numpy,b_numpy",
-                    help="a_*: the bench's first operator, b_*: its second (registry order)")
+                                       "plan_async,a_numpy,b_numpy,alloc",
+                    help="a_*: the bench's first operator, b_*: its second (registry order); alloc: "
+                         "hg.empty((8,), 'float32').close()")
     a = ap.parse_args(argv)
     # the worker runs as this file (an older install need not have it)
     specs = json.dumps(_operators())

@@ -27,7 +27,8 @@
 //   cell <op> <dtype> <size> <mode> <k> 0         -> {"ns": t, "iters": k}  (one warm-up call, then
 //                                                    one timed batch of k calls; t per call)
 //   quit
-// mode is fresh, plan or plan_async (as above).  The buffers of the last dtype and size and one
+// mode is fresh, plan or plan_async (as above), or alloc: aclrtMalloc + aclCreateTensor +
+// aclDestroyTensor + aclrtFree of one tensor of the size and dtype per call (the op is not called).  The buffers of the last dtype and size and one
 // repeatable executor per op on them are kept, so repeating a cell costs no set-up.  Failures answer {"error": "..."}.
 #include <algorithm>
 #include <chrono>
@@ -489,7 +490,28 @@ struct Server {
     }
 };
 
-enum Mode { kFresh, kPlan, kPlanAsync };
+enum Mode { kFresh, kPlan, kPlanAsync, kAlloc };
+
+// k allocations and releases of one n-element tensor (device memory and its aclTensor): what
+// creating and dropping a small tensor costs from C, the operator aside.
+bool AllocBatch(int64_t n, aclDataType dt, size_t itemsize, long k)
+{
+    int64_t shape[1] = {n};
+    int64_t strides[1] = {1};
+    size_t bytes = static_cast<size_t>(n) * itemsize;
+    for (long i = 0; i < k; ++i) {
+        void *p = nullptr;
+        if (!Ok("aclrtMalloc", aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST))) return false;
+        aclTensor *t = aclCreateTensor(shape, 1, dt, strides, 0, ACL_FORMAT_ND, shape, 1, p);
+        if (!t) {
+            aclrtFree(p);
+            return Ok("aclCreateTensor", -1);
+        }
+        if (!Ok("aclDestroyTensor", aclDestroyTensor(t))) return false;
+        if (!Ok("aclrtFree", aclrtFree(p))) return false;
+    }
+    return true;
+}
 
 // One batch of k calls in the given mode (all calls' results are ready when it returns).
 bool Batch(Server &sv, OpCall &call, const Server::Exec *plan, Mode mode, long k)
@@ -513,6 +535,33 @@ bool Batch(Server &sv, OpCall &call, const Server::Exec *plan, Mode mode, long k
     return mode == kPlan || Ok("aclrtSynchronizeStream", aclrtSynchronizeStream(sv.stream));
 }
 
+// k == 0: picks the count k so that run(k) lasts about targetNs and answers {"iters", "calib_ns"};
+// else times one run(k) and answers {"ns": per call, "iters"}.
+template <typename Run>
+bool TimeOrCalibrate(Run run, long k, double targetNs, std::string *out)
+{
+    char line[256];
+    if (k == 0) {
+        double perCall = 0;
+        for (k = 1;; k *= 8) {
+            int64_t t0 = NowNs();
+            if (!run(k)) return false;
+            double el = static_cast<double>(NowNs() - t0);
+            perCall = el / static_cast<double>(k);
+            if (el >= targetNs / 8 || k >= (1L << 30)) break;
+        }
+        k = std::max(1L, static_cast<long>(targetNs / std::max(perCall, 1.0)));
+        std::snprintf(line, sizeof line, "{\"iters\": %ld, \"calib_ns\": %.3f}", k, perCall);
+    } else {
+        int64_t t0 = NowNs();
+        if (!run(k)) return false;
+        double el = static_cast<double>(NowNs() - t0);
+        std::snprintf(line, sizeof line, "{\"ns\": %.3f, \"iters\": %ld}", el / static_cast<double>(k), k);
+    }
+    *out = line;
+    return true;
+}
+
 // Handles "cell op dtype size mode k target-ms"; writes the answer (without newline) to out.
 bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
 {
@@ -530,10 +579,16 @@ bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
     const Operator &oper = *oit->second;
     if (dname != "float32" && dname != "float16" && dname != "bfloat16") return Fail("cell: unknown dtype");
     if (n <= 0 || k < 0 || (k == 0 && !(targetNs > 0))) return Fail("cell: bad size, count or target");
-    Mode mode = mname == "fresh" ? kFresh : mname == "plan" ? kPlan : kPlanAsync;
-    if (mname != "fresh" && mname != "plan" && mname != "plan_async") return Fail("cell: unknown mode");
+    Mode mode = mname == "fresh" ? kFresh : mname == "plan" ? kPlan : mname == "alloc" ? kAlloc : kPlanAsync;
+    if (mname != "fresh" && mname != "plan" && mname != "plan_async" && mname != "alloc") {
+        return Fail("cell: unknown mode");
+    }
     size_t itemsize = 0;
     aclDataType dt = AclDtype(dname, &itemsize);
+    if (mode == kAlloc) {
+        if (!AllocBatch(n, dt, itemsize, 1)) return false;   // warm-up
+        return TimeOrCalibrate([&](long m) { return AllocBatch(n, dt, itemsize, m); }, k, targetNs, out);
+    }
     std::string bufKey = dname + " " + w[3];
     if (sv.bufKey != bufKey) {
         sv.DropExecutors();   // they refer to the old tensors
@@ -563,27 +618,8 @@ bool Cell(Server &sv, const std::vector<std::string> &w, std::string *out)
         plan = &it->second;
         if (!sv.ws.Ensure(plan->size)) return false;
     }
-    char line[256];
     if (!Batch(sv, call, plan, mode, 1)) return false;   // warm-up
-    if (k == 0) {
-        double perCall = 0;
-        for (k = 1;; k *= 8) {
-            int64_t t0 = NowNs();
-            if (!Batch(sv, call, plan, mode, k)) return false;
-            double el = static_cast<double>(NowNs() - t0);
-            perCall = el / static_cast<double>(k);
-            if (el >= targetNs / 8 || k >= (1L << 30)) break;
-        }
-        k = std::max(1L, static_cast<long>(targetNs / std::max(perCall, 1.0)));
-        std::snprintf(line, sizeof line, "{\"iters\": %ld, \"calib_ns\": %.3f}", k, perCall);
-    } else {
-        int64_t t0 = NowNs();
-        if (!Batch(sv, call, plan, mode, k)) return false;
-        double el = static_cast<double>(NowNs() - t0);
-        std::snprintf(line, sizeof line, "{\"ns\": %.3f, \"iters\": %ld}", el / static_cast<double>(k), k);
-    }
-    *out = line;
-    return true;
+    return TimeOrCalibrate([&](long m) { return Batch(sv, call, plan, mode, m); }, k, targetNs, out);
 }
 
 // Serve mode: one command per stdin line, one JSON answer per stdout line; ends on "quit"/EOF.

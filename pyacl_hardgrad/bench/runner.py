@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -66,7 +65,7 @@ def cpp_token(op: str) -> str:
     spec = op_spec(op)
     kinds = "".join("o" if p.role == "out" else "s" if p.kind == "scalar" else "t" for p in spec.params)
     return f"{spec.name}/{kinds}/{':'.join(repr(float(v)) for v in BENCH_OPS[op][1])}"
-SCHEMA = "pyacl_hardgrad-bench/1"
+SCHEMA = "pyacl_hardgrad-bench/2"
 # Largest size also timed without a wait per call (enqueue cost; must match cpp_loop.cpp).
 ASYNC_MAX_SIZE = 65536
 # Rounds of the paired Python/C++ measurements (odd: the median is one round's value).
@@ -146,19 +145,26 @@ def gbps(nbytes: float, ns: float | None) -> float | None:
     return None if not ns else nbytes / ns     # bytes per ns == GB/s
 
 
-def rss_kib() -> int:
-    """Current resident set size (from /proc/self/statm), in KiB; ru_maxrss elsewhere."""
+def proc_status_kib(path: str = "/proc/self/status") -> dict:
+    """The ``kB`` lines of a /proc/<pid>/status file (VmHWM: peak resident set, VmRSS: now, ...)
+    as {name: KiB}; {} where the file does not exist (not Linux)."""
+    out = {}
     try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[1])
-        return pages * os.sysconf("SC_PAGE_SIZE") // 1024
-    except (OSError, ValueError, IndexError):
-        return maxrss_kib()
+        with open(path) as f:
+            for line in f:
+                name, _, rest = line.partition(":")
+                parts = rest.split()
+                if len(parts) == 2 and parts[1] == "kB" and parts[0].isdigit():
+                    out[name] = int(parts[0])
+    except OSError:
+        pass
+    return out
 
 
-def maxrss_kib() -> int:
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return r // 1024 if sys.platform == "darwin" else r
+def mem_available_bytes(path: str = "/proc/meminfo") -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where there is none)."""
+    v = proc_status_kib(path).get("MemAvailable")
+    return None if v is None else v * 1024
 
 
 def _progress(quiet: bool, msg: str) -> None:
@@ -221,22 +227,18 @@ class CppServer:
     """The C++ loop as a persistent child (``cpp_loop --serve``): one command line per
     measurement, one JSON line back, so C++ and Python can be timed alternately cell by cell."""
 
-    def __init__(self, exe: Path, timeout: float = 120.0):
+    def __init__(self, exe: Path, timeout: float = 120.0, cpus=None):
         self.exe, self.timeout = exe, timeout
         self.proc = subprocess.Popen([str(exe), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1,
+                                     preexec_fn=pin_to(cpus))
 
     def ask(self, *words) -> dict:
         """Send one command; the answer as a dict (CppError on an error answer or a dead child).
         ``cell`` commands name the operator by its bench name; the child gets its token."""
         if words and words[0] == "cell" and len(words) > 1 and words[1] in BENCH_OPS:
             words = (words[0], cpp_token(words[1]), *words[2:])
-        try:
-            self.proc.stdin.write(" ".join(map(str, words)) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
-        except (OSError, ValueError) as exc:
-            raise CppError(f"{self.exe} --serve: {exc}") from exc
+        line = exchange(self.proc, " ".join(map(str, words)) + "\n", CppError, f"{self.exe} --serve")
         if not line:
             raise CppError(f"{self.exe} --serve exited (status {self.proc.poll()})")
         try:
@@ -248,24 +250,51 @@ class CppServer:
         return data
 
     def close(self) -> None:
-        try:
-            self.proc.stdin.write("quit\n")
-            self.proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
+        end_child(self.proc, "quit\n", 10)
 
 
-def start_cpp_server() -> tuple[CppServer | None, dict]:
-    """(server, the JSON's ``cpp`` object); server is None and ``cpp`` has ``error`` on failure."""
+def exchange(proc: subprocess.Popen, text: str | None, error, who: str) -> str:
+    """Send one line (unless None) to a line-protocol child and read its answer line ('' when
+    it has exited); a broken pipe raises ``error`` naming ``who``."""
+    try:
+        if text is not None:
+            proc.stdin.write(text)
+            proc.stdin.flush()
+        return proc.stdout.readline()
+    except (OSError, ValueError) as exc:
+        raise error(f"{who}: {exc}") from exc
+
+
+def end_child(proc: subprocess.Popen, quit_line: str, timeout: float) -> None:
+    """Ask a line-protocol child to quit, wait for it (kill it after ``timeout`` s), close its pipes."""
+    try:
+        proc.stdin.write(quit_line)
+        proc.stdin.close()
+    except (OSError, ValueError):
+        pass
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()
+
+
+def pin_to(cpus):
+    """A ``preexec_fn`` that restricts the child (before it starts its runtime and threads) to
+    the CPUs ``cpus``; None for no restriction."""
+    if not cpus:
+        return None
+    cpus = set(cpus)
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def start_cpp_server(cpus=None) -> tuple[CppServer | None, dict]:
+    """(server, the JSON's ``cpp`` object); server is None and ``cpp`` has ``error`` on failure.
+    ``cpus``: the CPUs the child may run on (default: those of this process)."""
     try:
         exe = build_cpp_loop()
-        return CppServer(exe), {"binary": str(exe), "mode": "paired"}
+        return CppServer(exe, cpus=cpus), {"binary": str(exe), "mode": "paired"}
     except (RuntimeError, OSError) as exc:
         return None, {"error": str(exc)}
 
@@ -290,46 +319,85 @@ def _calibrate(body, target_ns: float) -> int:
     return max(1, int(target_ns / max(el / k, 1.0)))
 
 
+class LocalSide:
+    """One side of a timed item: a loop ``body(k)`` in this process."""
+
+    def __init__(self, label: str, body):
+        self.label, self.body = label, body
+
+    def calibrate(self, ns: float) -> int:
+        return _calibrate(self.body, ns)
+
+    def batch(self, k: int, warm: bool) -> float:
+        if warm:
+            self.body(1)
+        t0 = time.perf_counter_ns()
+        self.body(k)
+        return (time.perf_counter_ns() - t0) / k
+
+
+class CppSide:
+    """One side of a timed item: a cell of the C++ child (it warms up and times by itself)."""
+
+    def __init__(self, label: str, server: "CppServer", cell: tuple):
+        self.label, self.server, self.cell = label, server, cell
+
+    def calibrate(self, ns: float) -> int:
+        return self.server.ask("cell", *self.cell, 0, f"{ns / 1e6:.4f}")["iters"]
+
+    def batch(self, k: int, warm: bool) -> float:
+        return self.server.ask("cell", *self.cell, k, 0)["ns"]
+
+
+def timed_rounds(items, rounds: int, target_ns: float) -> dict:
+    """Time every side of every item in rounds: the method of every comparison of the bench.
+
+    ``items``: [(name, [side, ...])], a side being anything with ``label``, ``calibrate(ns)``
+    (the loop count of a batch of about ns) and ``batch(k, warm)`` (ns per call of one batch,
+    after one untimed call if warm) -- a loop in this process, a cell of the C++ child, a body
+    of a worker process.  Every side is calibrated to ``target_ns / rounds`` per batch; then each
+    round goes through all items and times one batch of each side back to back, the order of the
+    sides rotating by one per round (two sides: alternating), so slow moments of the machine land
+    on all sides of an item and each item's rounds spread over the time of all items.  A batch of
+    more than one call starts with one untimed call.  Returns {name: {label: {'ns': per-round
+    per-call times, 'iters': k}}}."""
+    rounds = max(int(rounds), 1)
+    per_batch = target_ns / rounds
+    cal = {(name, side.label): side.calibrate(per_batch) for name, sides in items for side in sides}
+    out = {name: {side.label: {"ns": [], "iters": cal[name, side.label]} for side in sides} for name, sides in items}
+    for r in range(rounds):
+        for name, sides in items:
+            m = len(sides)
+            for side in sides[r % m:] + sides[:r % m]:
+                k = cal[name, side.label]
+                out[name][side.label]["ns"].append(side.batch(k, k > 1))
+    return out
+
+
+def round_stats(v: list, k: int) -> dict:
+    return {"median_ns": _median(v), "min_ns": min(v), "iters": k, "repeats": len(v)}
+
+
+def per_round(a: list, b: list) -> list:
+    """Per-round ratios a/b of two sides' times."""
+    return [x / max(y, 1e-3) for x, y in zip(a, b)]
+
+
 def measure_paired(items, server: CppServer | None, rounds: int, target_ns: float) -> dict:
-    """Python bodies and their C++ cells timed alternately, round by round.
+    """Python bodies and their C++ cells timed in rounds (``timed_rounds``, C++ first in even
+    rounds, Python first in odd ones).
 
     ``items``: [(name, py_body, cell)], cell = (op, dtype, size, mode) for ``cpp_loop --serve``.
-    Both sides of every item are calibrated to ``target_ns / rounds`` per batch; then each of
-    ``rounds`` rounds goes through all items and times one batch of the C++ cell and one of the
-    Python body back to back (one warm-up call before each batch), C++ first in even rounds and
-    Python first in odd ones.  So slow moments of the machine land on both sides of a pair, and
-    each item's rounds spread over the time of all items (a slow phase rarely covers most of
-    them).  Returns {name: {'python': stats, 'cpp': stats or None, 'ratios': per-round
-    Python/C++, 'python_ns', 'cpp_ns': per-round per-call times}}; stats are median/min over
-    the rounds."""
-    rounds = max(rounds, 1)
-    per_batch = target_ns / rounds
-    cal = {}
-    for name, body, cell in items:
-        kc = server.ask("cell", *cell, 0, f"{per_batch / 1e6:.4f}")["iters"] if server else None
-        cal[name] = (_calibrate(body, per_batch), kc)
-    py = {name: [] for name, _, _ in items}
-    cc = {name: [] for name, _, _ in items}
-    for r in range(rounds):
-        for name, body, cell in items:
-            kp, kc = cal[name]
-            if server is not None and r % 2 == 0:
-                cc[name].append(server.ask("cell", *cell, kc, 0)["ns"])
-            body(1)
-            t0 = time.perf_counter_ns()
-            body(kp)
-            py[name].append((time.perf_counter_ns() - t0) / kp)
-            if server is not None and r % 2 == 1:
-                cc[name].append(server.ask("cell", *cell, kc, 0)["ns"])
-
-    def stats(v, k):
-        return {"median_ns": _median(v), "min_ns": min(v), "iters": k, "repeats": len(v)}
+    Returns {name: {'python': stats, 'cpp': stats or None, 'ratios': per-round Python/C++,
+    'python_ns', 'cpp_ns': per-round per-call times}}; stats are median/min over the rounds."""
+    res = timed_rounds([(name, ([CppSide("cpp", server, cell)] if server is not None else [])
+                         + [LocalSide("python", body)]) for name, body, cell in items], rounds, target_ns)
     out = {}
     for name, _, _ in items:
-        p, c = py[name], cc[name]
-        out[name] = {"python": stats(p, cal[name][0]), "cpp": stats(c, cal[name][1]) if c else None,
-                     "ratios": [a / max(b, 1e-3) for a, b in zip(p, c)] if c else None,
-                     "python_ns": p, "cpp_ns": c or None}
+        p, c = res[name]["python"], res[name].get("cpp")
+        out[name] = {"python": round_stats(p["ns"], p["iters"]), "cpp": round_stats(c["ns"], c["iters"]) if c else None,
+                     "ratios": per_round(p["ns"], c["ns"]) if c else None,
+                     "python_ns": p["ns"], "cpp_ns": c["ns"] if c else None}
     return out
 
 
@@ -404,15 +472,26 @@ def trivial_calls(repeat: int, target_ns: float) -> dict:
     return out
 
 
+def call_args(op: str, tensors) -> tuple:
+    """The operator's positional inputs: ``tensors`` (gradOutput, self, ...) in parameter
+    order, its bench.py SCALARS for the scalar parameters."""
+    spec = op_spec(op)
+    scalars, tens = iter(BENCH_OPS[op][1]), iter(tensors)
+    return tuple(next(tens) if p.kind in ("tensor", "out") else next(scalars)
+                 for p in spec.params if p.role != "out")
+
+
+def tensor_count(op: str) -> int:
+    """Tensors one call reads or writes (the bytes a call moves: this times n times itemsize)."""
+    return sum(p.kind in ("tensor", "out") for p in op_spec(op).params)
+
+
 def _python_op_bodies(hg, op, g, x, o, stream):
     """(one-call + synchronize() body, one-call with sync=True body, repeatable plan)."""
     sync = stream.synchronize
     spec = op_spec(op)
     fn = spec.function
-    scalars = iter(BENCH_OPS[op][1])
-    tensors = iter((g, x))
-    args = tuple(next(tensors) if p.kind in ("tensor", "out") else next(scalars)
-                 for p in spec.params if p.role != "out")
+    args = call_args(op, (g, x))
     out_name = spec.outputs[0].name
 
     def fresh(k):
@@ -477,37 +556,6 @@ def _check_result(op, ours: np.ndarray, ref: np.ndarray) -> bool:
         return bool(np.array_equal(ours.view(np.uint8), ref.view(np.uint8)))
     a, b = ours.astype(np.float32), ref.astype(np.float32)
     return bool(np.allclose(a, b, rtol=1e-2, atol=1e-6))
-
-
-def rss_over_calls(hg, device, stream, calls: int, budget_s: float) -> dict:
-    """RSS before/after ``calls`` one-call FLOOR_OP runs on 8-element float32 tensors."""
-    g = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
-    x = hg.from_numpy(np.linspace(-2, 2, 8, dtype=np.float32), device)
-    o = hg.empty((8,), "float32", device)
-    fresh, _, plan = _python_op_bodies(hg, FLOOR_OP, g, x, o, stream)
-    plan.close()
-    try:
-        warm = min(2000, max(calls // 10, 1))
-        t0 = time.perf_counter()
-        fresh(warm)
-        per_call = (time.perf_counter() - t0) / warm
-        n = calls
-        if per_call * calls > budget_s:
-            n = max(1000, int(budget_s / per_call))
-        gc.collect()
-        before, max_before = rss_kib(), maxrss_kib()
-        t0 = time.perf_counter()
-        fresh(n)
-        elapsed = time.perf_counter() - t0
-        gc.collect()
-        after, max_after = rss_kib(), maxrss_kib()
-    finally:
-        for t in (g, x, o):
-            t.close()
-    return {"op": FLOOR_OP, "requested_calls": calls, "calls": n, "reduced": n != calls, "warmup_calls": warm,
-            "seconds": elapsed, "rss_before_kib": before, "rss_after_kib": after,
-            "change_pct": 100.0 * (after - before) / before if before else None,
-            "maxrss_before_kib": max_before, "maxrss_after_kib": max_after}
 
 
 # ---------------------------------------------------------------------------- the floor
@@ -591,10 +639,26 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
 def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
         rounds: int = DEFAULT_ROUNDS, rss_calls: int = 100000, rss_budget_s: float = 30.0, cpp: bool = True, torch_: bool = True,
-        quiet: bool = False, command: str | None = None) -> dict:
-    """Run every measurement; returns the JSON-able result (see docs/performance.md)."""
+        quiet: bool = False, command: str | None = None, sweep=None, paths=None, sweep_ms: float = 100.0,
+        placement: bool = True, forms: bool = True, first_calls: int = 5000, first_procs: int = 3) -> dict:
+    """Run every measurement; returns the JSON-able result (see docs/performance.md).
+
+    ``sweep``: the sweep's sizes (default sections.DEFAULT_SWEEP; [] for none), timed against
+    PyTorch and a copy for every op and dtype, with the kernel ``paths`` (default: every one
+    this CPU has; [] for none) each forced in a worker of its own against the automatic choice,
+    ``sweep_ms`` per side and cell; ``placement``: one CPU against two at 8 elements; ``forms``:
+    the call forms at 8 elements; ``first_calls`` calls of a fresh process, ``first_procs``
+    processes per form (0: none); ``rss_calls`` calls of each form for the RSS check (0: none),
+    all forms together within ``rss_budget_s``."""
     import pyacl_hardgrad as hg
     from .._binding import BACKEND
+
+    from . import sections as S
+    sweep = S.parse_sweep(S.DEFAULT_SWEEP) if sweep is None else list(sweep)
+    paths = list(S.KERNEL_PATHS) if paths is None else list(paths)
+    for p in paths:
+        if p not in S.KERNEL_PATHS:
+            raise ValueError(f"unknown kernel path {p!r} ({', '.join(S.KERNEL_PATHS)})")
 
     t_start = time.perf_counter()
     rounds = max(int(rounds), 1)
@@ -623,7 +687,9 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                     "loadavg_start": list(os.getloadavg())},
         "backend": BACKEND.name, "library_files": list(BACKEND.library_files),
         "settings": {"sizes": sizes, "dtypes": dtypes, "ops": ops, "repeat": repeat, "target_ms": target_ms,
-                     "rounds": rounds, "rss_calls": rss_calls},
+                     "rounds": rounds, "rss_calls": rss_calls, "rss_budget_s": rss_budget_s, "sweep": sweep,
+                     "paths": paths, "sweep_ms": sweep_ms, "placement": placement, "forms": forms,
+                     "first_calls": first_calls, "first_procs": first_procs, "torch": have_torch},
         "threads": {"ours": ours_threads, "torch_matched": ours_threads, "torch_default": torch_default},
     }
 
@@ -738,11 +804,33 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         except CppError as exc:
             result["cpp"]["error"] = str(exc)
             result["floor"] = None
-        if rss_calls > 0:
-            _progress(quiet, f"RSS over {rss_calls} calls ...")
-            result["rss"] = rss_over_calls(hg, device, stream, rss_calls, rss_budget_s)
-        else:
-            result["rss"] = None
+        # the sections measured in worker processes (bench/sections.py); one that fails is
+        # reported as such and the others still run
+        procs = {}
+        result["kernel"] = {"paths": S.kernel_paths(), "info": S.info_lines()}
+        for key, enabled, fn in (
+                ("forms", forms and bool(ops),
+                 lambda: S.forms(ops, dtypes, rounds, target_ns, server, quiet, procs, have_torch)),
+                ("placement", placement and bool(ops),
+                 lambda: S.placement(ops, rounds, target_ns, cpp and server is not None, quiet, procs)),
+                ("sweep", bool(sweep) and bool(ops),
+                 lambda: S.sweep(ops, dtypes, sweep, paths, rounds, sweep_ms * 1e6, quiet, procs, have_torch)),
+                ("first_calls", first_calls > 0 and first_procs > 0 and bool(ops),
+                 lambda: S.first_calls(FLOOR_OP, first_calls, first_procs, quiet, procs)),
+                ("rss_flat", rss_calls > 0 and bool(ops),
+                 lambda: S.rss_flat(FLOOR_OP, rss_calls, rss_budget_s, quiet, procs))):
+            if not enabled:
+                result[key] = {"na": "n/a: not requested"}
+                continue
+            t0 = time.perf_counter()
+            try:
+                result[key] = fn()
+            except (S.WorkerError, CppError, OSError) as exc:
+                result[key] = {"na": f"n/a: {exc}"}
+            result[key]["elapsed_s"] = time.perf_counter() - t0
+        status = proc_status_kib()
+        result["memory"] = {"main": {"vmhwm_kib": status.get("VmHWM"), "vmrss_kib": status.get("VmRSS")},
+                            "workers": procs}
     finally:
         if server:
             server.close()
@@ -806,51 +894,93 @@ def paired_ratio(row: dict, key: str):
     return v if v is not None else ra.get(key)
 
 
+def _na(section) -> str | None:
+    """Why a section of the result was not measured ("n/a: ..."), or None if it was."""
+    if section is None:
+        return "n/a: not in this result"
+    return section.get("na") if isinstance(section, dict) else None
+
+
 def evaluate_targets(result: dict) -> list[dict]:
-    """The issue's targets, each with the worst measured case, met or not, and the margin."""
-    rows = result.get("results", [])
+    """The issue's targets, each with the worst measured case, met or not, and the margin:
+    ``measured`` (the worst cell), ``where`` (that cell), ``met`` (None: not measured, then
+    ``why``), ``margin`` (measured / required) and ``headroom`` (the fraction by which the worst
+    cell beats the requirement; negative: by which it misses), ``note`` (coverage: sizes not
+    measured, calls fewer than asked)."""
     out = []
 
-    def add(name, want, cmp, cells):
+    def add(name, want, cmp, cells, why=None, note=None):
         cells = [(v, where) for v, where in cells if v is not None]
         if not cells:
-            out.append({"target": name, "required": want, "measured": None, "met": None, "where": None,
-                        "margin": None})
+            out.append({"target": name, "required": f"{cmp} {want}", "measured": None, "met": None, "where": None,
+                        "margin": None, "headroom": None, "why": why or "n/a: no cell measured", "note": note})
             return
-        worst = min(cells) if cmp == ">=" else max(cells)
-        v, where = worst
+        v, where = (min(cells) if cmp == ">=" else max(cells))
         met = v >= want if cmp == ">=" else v <= want
+        head = (v - want) / want if cmp == ">=" else (want - v) / want
         out.append({"target": name, "required": f"{cmp} {want}", "measured": v, "met": met, "where": where,
-                    "margin": v / want})
+                    "margin": v / want, "headroom": head, "why": None, "note": note})
 
-    big = [r for r in rows if r["size"] >= 1 << 20]
-    add("kernel throughput vs PyTorch CPU (matched threads), fp32/fp16, n >= 1M", 1.0, ">=",
-        [(r["ratios"]["speedup_vs_torch_matched"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
-         for r in big if r["dtype"] != "bfloat16"])
-    add("kernel throughput vs PyTorch CPU (matched threads), bf16, n >= 1M", 1.5, ">=",
-        [(r["ratios"]["speedup_vs_torch_matched"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
-         for r in big if r["dtype"] == "bfloat16"])
-    add("bandwidth (3 arrays) vs copy bandwidth, n >= 1M", 0.8, ">=",
-        [(r["ratios"]["fraction_of_copy_bandwidth"], f"{r['op']} {r['dtype']} {size_label(r['size'])}")
-         for r in big])
-    small = [r for r in rows if r["size"] == 8]
-    # each synchronised form a user writes: the call with sync=True, and the call + synchronize()
-    add("Python / C++ at 8 elements, fresh plan per call, sync=True", 1.5, "<=",
-        [(paired_ratio(r, "python_fresh_sync_over_cpp_fresh"), f"{r['op']} {r['dtype']}") for r in small])
-    add("Python / C++ at 8 elements, fresh plan per call, + synchronize()", 1.5, "<=",
-        [(paired_ratio(r, "python_fresh_over_cpp_fresh"), f"{r['op']} {r['dtype']}") for r in small])
-    add("Python / C++ at 8 elements, repeatable plan, run(sync=True)", 1.2, "<=",
-        [(paired_ratio(r, "python_plan_sync_over_cpp_plan"), f"{r['op']} {r['dtype']}") for r in small])
-    add("Python / C++ at 8 elements, repeatable plan, run() + synchronize()", 1.2, "<=",
-        [(paired_ratio(r, "python_plan_over_cpp_plan"), f"{r['op']} {r['dtype']}") for r in small])
+    def cell(r):
+        return f"{r['op']} {r['dtype']} {size_label(r['size'])}"
+
+    sw = result.get("sweep")
+    rows = (sw or {}).get("results", [])
+    why = _na(sw)
+    done = sorted({r["size"] for r in rows})
+    span = [r for r in rows if 1 << 10 <= r["size"] <= 1 << 26]
+    missing = [size_label(n) for n in (1 << 10, 1 << 20, 1 << 24, 1 << 26) if n not in done]
+    note = f"not measured at {', '.join(missing)} (--sweep full runs 8..64M)" if missing and rows else None
+    for what, label in (("all", "skipped for memory"), ("error", "failed")):
+        skipped = [f"{x['dtype']} {size_label(x['size'])}" for x in (sw or {}).get("skipped", []) if x["what"] == what]
+        if skipped:
+            note = (note + "; " if note else "") + f"{label}: " + ", ".join(skipped)
+    add("ours / PyTorch (matched threads), 1K <= n <= 64M, every op and dtype", 1.0, "<=",
+        [(r["ratios"]["ours_over_torch"], cell(r)) for r in span], why, note)
+    add("ours / PyTorch, bfloat16 at 1M", 0.75, "<=",
+        [(r["ratios"]["ours_over_torch"], cell(r)) for r in rows if r["dtype"] == "bfloat16" and r["size"] == 1 << 20],
+        why or "n/a: 1M bfloat16 not in the sweep")
+    add("ours GB/s / copy GB/s, n >= 16M", 0.85, ">=",
+        [(r["ratios"]["fraction_of_copy"], cell(r)) for r in rows if r["size"] >= 1 << 24],
+        why or "n/a: no size >= 16M in the sweep (--sweep full)")
+    fm = result.get("forms")
+    frows = (fm or {}).get("results", [])
+    fwhy = _na(fm)
+
+    def form_cells(form, value):
+        return [(value(r), f"{r['op'] or ''} {r['dtype']}".strip()) for r in frows if r["form"] == form]
+
+    def form_why(form):
+        nas = [r.get("na") for r in frows if r["form"] == form and r.get("na")]
+        return fwhy or (nas[0] if nas else None)
+    add("numpy in, numpy out at 8 elements, us per call", 15.0, "<=",
+        form_cells("numpy", lambda r: r["sides"]["numpy"]["median_ns"] / 1e3 if r["sides"] else None), form_why("numpy"))
+    add("Tensor one-call without out= / PyTorch eager without out=, 8 elements", 1.5, "<=",
+        form_cells("noout", lambda r: r["ratio"]), form_why("noout"))
+    add("one-call with out= and sync=True / C++ fresh-plan loop, 8 elements", 2.5, "<=",
+        form_cells("out_s", lambda r: r["ratio"]), form_why("out_s"))
+    add("repeatable plan run(sync=True) / C++ repeatable loop, 8 elements", 2.0, "<=",
+        form_cells("plan_s", lambda r: r["ratio"]), form_why("plan_s"))
+    pl = result.get("placement")
+    add("caller and stream worker on one CPU / on two CPUs, 8 elements", 3.0, "<=",
+        [(r["ratio"], f"{r['op']} {r['side']} {r['form']}") for r in (pl or {}).get("results", [])], _na(pl))
+    add("allocate + free of an 8-element tensor from Python, us", 2.0, "<=",
+        form_cells("alloc", lambda r: r["sides"]["alloc"]["median_ns"] / 1e3 if r["sides"] else None), form_why("alloc"))
+    rs = result.get("rss_flat")
+    rrows = [r for r in (rs or {}).get("results", []) if r.get("change_pct") is not None]
+    fewer = [f"{r['form']} {r['calls']}" for r in rrows if r.get("reduced")]
+    add(f"RSS change over {(rs or {}).get('requested_calls', 0)} calls of each form, % (|change| <= 1)", 1.0, "<=",
+        [(abs(r["change_pct"]), f"{r['form']}") for r in rrows], _na(rs),
+        f"fewer calls to fit --rss-budget-s: {', '.join(fewer)}" if fewer else None)
+    # not a number of the issue's list: its first point (the dispatch picks the fastest path)
+    fast = [r for r in rows if r["ratios"].get("auto_over_fastest") is not None]
+    add("automatic kernel path / fastest forced path, every sweep cell (dispatch check)", 1.10, "<=",
+        [(r["ratios"]["auto_over_fastest"], f"{cell(r)} (fastest {r['ratios']['fastest_path']})") for r in fast],
+        why or "n/a: no forced kernel path was timed")
     tc = result.get("trivial_call") or {}
     if tc.get("binding") and tc.get("ctypes"):
-        add("aclrtGetDevice: ctypes cost / binding cost", 3.0, ">=",
+        add("aclrtGetDevice: ctypes cost / binding cost (earlier target)", 3.0, ">=",
             [(tc["ctypes"]["median_ns"] / tc["binding"]["median_ns"], "aclrtGetDevice")])
-    rss = result.get("rss")
-    if rss and rss.get("change_pct") is not None:
-        add(f"RSS change over {rss['calls']} calls, % (|change| <= 5)", 5.0, "<=",
-            [(abs(rss["change_pct"]), f"{rss.get('op', FLOOR_OP)} 8 x float32")])
     return out
 
 
@@ -895,20 +1025,23 @@ def table_rows(result: dict) -> list[tuple[str, ...]]:
     return out
 
 
+def format_table(columns, rows, markdown: bool = False, left: int = 3) -> list[str]:
+    """Lines of a table: the first ``left`` columns left-aligned, the others right-aligned."""
+    rows = [tuple(str(c) for c in r) for r in rows]
+    if markdown:
+        return (["| " + " | ".join(columns) + " |",
+                 "|" + "|".join("---" if i < left else "---:" for i in range(len(columns))) + "|"]
+                + ["| " + " | ".join(r) + " |" for r in rows])
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return [fmt(columns)] + [fmt(r) for r in rows]
+
+
 def format_report(result: dict, markdown: bool = False) -> str:
     """The table (times are medians in microseconds per call) plus the summary lines."""
-    rows = table_rows(result)
-    lines = []
-    if markdown:
-        lines.append("| " + " | ".join(COLUMNS) + " |")
-        lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(COLUMNS))) + "|")
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-    else:
-        widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(COLUMNS)]
-        fmt = lambda cells: "  ".join(c.ljust(w) if i < 3 else c.rjust(w)  # noqa: E731
-                                      for i, (c, w) in enumerate(zip(cells, widths)))
-        lines.append(fmt(COLUMNS))
-        lines += [fmt(r) for r in rows]
+    lines = format_table(COLUMNS, table_rows(result), markdown) if result.get("results") else ["(no main table: --sizes none)"]
     th = result.get("threads", {})
     lines.append("")
     lines.append(f"times: median us per call (synchronised); torch mt = {th.get('torch_matched')} threads "
@@ -936,7 +1069,9 @@ def format_report(result: dict, markdown: bool = False) -> str:
             lines.append(f"  {name}: {_us(f['python']['median_ns'])} us against C++ {f['cpp_mode']} "
                          f"{_us(f['cpp']['median_ns']) if f['cpp'] else '-'} us = {_x(f['ratio_paired'])}x  "
                          f"[{f['calls']}]")
-    rss = result.get("rss")
+    from .sections import section_lines
+    lines += section_lines(result, markdown)
+    rss = result.get("rss")          # results of schema 1: one form, in the bench's own process
     if rss:
         reduced = f" (reduced from {rss['requested_calls']} to fit --rss-budget-s)" if rss["reduced"] else ""
         lines.append(f"RSS over {rss['calls']} calls{reduced}: "
@@ -948,13 +1083,19 @@ def format_report(result: dict, markdown: bool = False) -> str:
     if bad:
         lines.append(f"WARNING: results differ from numpy for {', '.join(bad)}")
     lines.append("")
-    lines.append("targets:")
+    lines.append("targets (worst cell of each; headroom: by how much the worst cell beats the requirement, "
+                 "negative: misses it):")
+    trows = []
     for t in result.get("targets", []):
-        if t["met"] is None:
-            lines.append(f"  [n/a ] {t['target']}: not measured")
-            continue
-        lines.append(f"  [{'met ' if t['met'] else 'MISS'}] {t['target']}: worst {t['measured']:.3g} "
-                     f"({t['where']}), required {t['required']}")
+        met = "n/a" if t["met"] is None else "met" if t["met"] else "MISS"
+        head = t.get("headroom")
+        trows.append((t["target"], met, t["required"], "-" if t["measured"] is None else f"{t['measured']:.3g}",
+                       "-" if head is None else f"{100 * head:+.0f}%", t["where"] or (t.get("why") or "-")))
+    lines += format_table(("target", "result", "required", "worst", "headroom", "where"), trows, markdown, left=2)
+    notes = [f"  {t['target']}: {t['note']}" for t in result.get("targets", []) if t.get("note")]
+    if notes:
+        lines.append("notes:")
+        lines += notes
     m = result.get("machine", {})
     lines.append(f"machine: {m.get('cpus')} CPUs {m.get('machine')}, load average "
                  f"{_load(m.get('loadavg_start'))} -> {_load(m.get('loadavg_end'))}; "

@@ -1,6 +1,7 @@
 """What ``python -m pyacl_hardgrad bench`` needs of aclnnHardtanhBackward (loaded by
 pyacl_hardgrad/bench/runner.py from every registered folder that has a bench.py): its bench
-name, the values of its scalars, its math in numpy and the PyTorch CPU call it is compared with."""
+name, the values of its scalars, its math in numpy and the PyTorch CPU calls it is compared
+with (with out=, and without)."""
 import numpy as np
 
 NAME = "hardtanh"
@@ -23,4 +24,15 @@ def torch_body(torch, tg, tx, to):
     def body(k):
         for _ in range(k):
             f(tg, tx, lo, hi, grad_input=to)
+    return body
+
+
+def torch_body_noout(torch, tg, tx):
+    """The PyTorch call as users type it, without out= (a new result tensor per call)."""
+    f = torch.ops.aten.hardtanh_backward
+    lo, hi = SCALARS
+
+    def body(k):
+        for _ in range(k):
+            f(tg, tx, lo, hi)
     return body

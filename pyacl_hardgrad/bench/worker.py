@@ -1,0 +1,328 @@
+"""The benchmark's worker process: ``python -m pyacl_hardgrad.bench.worker``.
+
+``python -m pyacl_hardgrad bench`` starts one worker per setting that must differ between
+processes: a forced kernel path (``PYACL_HARDGRAD_KERNEL_ISA`` is read once per process), a CPU
+placement (``os.sched_setaffinity`` before the runtime starts), a fresh process (the first
+calls), a process that runs only small calls (its peak RSS).  The parent writes one JSON object
+per line on stdin; the worker answers each with one JSON line on stdout:
+
+  {"cmd": "hello"}                                  -> pid, CPUs it may run on, torch version
+  {"cmd": "group", "dtype", "n", "ops", "torch", "copy", "forms", "probe"}
+                                                    -> {"bodies": [...], "na": {body: why}}
+                                                       (probe, default true: each body is
+                                                       called once; one that fails is in na)
+  {"cmd": "cal", "body", "ns"}                      -> {"iters": k}: one batch of k lasts ~ns
+  {"cmd": "time", "body", "k", "warm"}              -> {"ns": per call} of one batch of k
+                                                       (after one untimed call if warm)
+  {"cmd": "first", "body", "calls", "block"}        -> the first calls of a body, timed
+  {"cmd": "rss", "body", "calls", "budget_s"}       -> VmRSS before and after many calls
+  {"cmd": "check"}                                  -> {"matches": {op: bool}} of the group
+  {"cmd": "status"}                                 -> VmHWM, VmRSS, hg.memory_stats()
+  {"cmd": "drop"}  {"cmd": "quit"}
+
+A group holds the inputs of one dtype and size and the loops ``body(k)`` over them (names
+``<op>:<form>``, plus ``copy``, ``torch_copy`` and ``alloc``); forms are the ways a user calls an
+operator (see FORMS).  Errors answer ``{"error": "..."}`` and the worker goes on.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import runner as R
+
+# The call forms a group can hold per operator: what each body runs per iteration.
+FORMS = {
+    "plan_s": "plan.run(None, s, sync=True) of a repeatable plan",
+    "plan_sy": "plan.run(None, s) + s.synchronize()",
+    "out_s": "fn(*inputs, out=o, stream=s, sync=True)",
+    "out_sy": "fn(*inputs, out=o, stream=s) + s.synchronize()",
+    "noout": "fn(*inputs, stream=s, sync=True): the output allocated per call and dropped",
+    "numpy": "fn(*numpy arrays): numpy in, numpy out",
+    "torch": "torch_body(torch, tg, tx, to): the PyTorch call with out= (matched threads)",
+    "torch_eager": "torch_body_noout(torch, tg, tx): the PyTorch call without out=",
+}
+# Bodies a group may hold that are not per operator.
+SHARED = {
+    "copy": "np.copyto(dst, g): a copy of one array of the size and dtype",
+    "torch_copy": "to.copy_(tg): PyTorch's copy (matched threads)",
+    "alloc": "hg.empty((n,), dtype, device).close(): allocate and free a tensor",
+}
+
+
+class Group:
+    """The inputs of one dtype and size in this process and the bodies over them."""
+
+    def __init__(self, w: "Worker", dtype: str, n: int, ops, forms, want_torch: bool, want_copy: bool,
+                 probe: bool = True):
+        hg = w.hg
+        self.ops, self.dtype, self.n = list(ops), dtype, n
+        self.bodies, self.na, self.closers, self.outs = {}, {}, [], {}
+        dt = R.numpy_dtype(dtype)
+        g, x = R._make_inputs(n, dt)
+        # a sample of the inputs is kept for the result check: the operators are elementwise
+        self.stride = max(1, n // (1 << 20))
+        self.gs, self.xs = g[::self.stride].copy(), x[::self.stride].copy()
+        dev, s = w.device, w.stream
+        tg, tx = hg.from_numpy(g, dev), hg.from_numpy(x, dev)
+        self.closers += [tx, tg]
+        torch = w.torch() if want_torch else None
+        if want_torch and torch is None:
+            why = f"n/a: PyTorch is not importable ({w.torch_error})"
+            self.na.update({f"{op}:torch": why for op in self.ops})
+            self.na.update({f"{op}:torch_eager": why for op in self.ops})
+            self.na["torch_copy"] = why
+        if torch is not None:
+            th, thx = _torch_view(torch, g), _torch_view(torch, x)
+            tout = torch.empty_like(th)
+        # the host inputs stay only where a body uses them (torch shares their memory)
+        self.host = (g, x) if torch is not None or "numpy" in forms else None
+        del g, x
+        for op in self.ops:
+            o = hg.empty((n,), dtype, dev)
+            self.closers.append(o)
+            self.outs[op] = o
+            fresh, fresh_sync, plan = R._python_op_bodies(hg, op, tg, tx, o, s)
+            self.closers.append(plan)
+            plan_sy, plan_s, _ = R._plan_bodies(plan, s)
+            spec = R.op_spec(op)
+            fn = spec.function
+            targs = R.call_args(op, (tg, tx))
+            made = {"plan_s": plan_s, "plan_sy": plan_sy, "out_s": fresh_sync, "out_sy": fresh,
+                    "noout": _noout_body(fn, targs, s)}
+            if "numpy" in forms:
+                made["numpy"] = _numpy_body(fn, R.call_args(op, self.host))
+            if torch is not None:
+                made["torch"] = R.BENCH[op].torch_body(torch, th, thx, tout)
+                eager = getattr(R.BENCH[op], "torch_body_noout", None)
+                if eager is None:
+                    self.na[f"{op}:torch_eager"] = f"n/a: {op}'s bench.py has no torch_body_noout"
+                else:
+                    made["torch_eager"] = eager(torch, th, thx)
+            for form in forms:
+                if form in SHARED:
+                    continue
+                if form in made:
+                    self.bodies[f"{op}:{form}"] = made[form]
+                elif f"{op}:{form}" not in self.na:
+                    self.na[f"{op}:{form}"] = ("n/a: PyTorch not requested" if form.startswith("torch")
+                                               and not want_torch else f"n/a: no form {form!r}")
+        if want_copy:
+            src = R._make_inputs(n, dt)[0]
+            dst = np.empty_like(src)
+            self.bodies["copy"] = lambda k: [np.copyto(dst, src) for _ in range(k)]
+            if torch is not None:
+                tsrc, tdst = _torch_view(torch, src), _torch_view(torch, dst)
+                self.bodies["torch_copy"] = lambda k: [tdst.copy_(tsrc) for _ in range(k)]
+        if "alloc" in forms:
+            empty = hg.empty
+
+            def alloc(k):
+                for _ in range(k):
+                    empty((n,), dtype, dev).close()
+            self.bodies["alloc"] = alloc
+        if probe:
+            # every body runs once before anyone times it; one that fails is reported, not timed
+            for name in list(self.bodies):
+                try:
+                    self.bodies[name](1)
+                except Exception as exc:
+                    del self.bodies[name]
+                    self.na[name] = f"n/a: {type(exc).__name__}: {exc}"
+            w.stream.synchronize()
+
+    def check(self) -> dict:
+        out = {}
+        for op, o in self.outs.items():
+            ours = np.ascontiguousarray(o.numpy()[::self.stride])
+            out[op] = R._check_result(op, ours, R.numpy_op(op, self.gs, self.xs))
+        return out
+
+    def close(self, stream) -> None:
+        stream.synchronize()
+        for c in reversed(self.closers):
+            c.close()
+        self.bodies.clear()
+
+
+def _torch_view(torch, a):
+    if a.dtype == R.numpy_dtype("bfloat16"):
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def _noout_body(fn, targs, s):
+    def noout(k):
+        for _ in range(k):
+            fn(*targs, stream=s, sync=True)
+    return noout
+
+
+def _numpy_body(fn, nargs):
+    def numpy_io(k):
+        for _ in range(k):
+            fn(*nargs)
+    return numpy_io
+
+
+def memory_stats(hg):
+    """hg.memory_stats() where it exists (a caching allocator's counters), else why not."""
+    f = getattr(hg, "memory_stats", None)
+    if f is None:
+        return "n/a: pyacl_hardgrad has no memory_stats()"
+    try:
+        v = f()
+        json.dumps(v)
+        return v
+    except Exception as exc:             # a newer or older API: say what it answered
+        return f"n/a: memory_stats() raised {type(exc).__name__}: {exc}"
+
+
+class Worker:
+    def __init__(self):
+        import pyacl_hardgrad as hg
+        self.hg = hg
+        self.device = hg.Device(0)
+        self.stream = self.device.create_stream()
+        self.group = None
+        self._torch, self.torch_error = None, None
+
+    def torch(self):
+        if self._torch is None and self.torch_error is None:
+            try:
+                import torch
+                torch.set_num_threads(R.our_kernel_threads())
+                self._torch = torch
+            except ImportError as exc:
+                self.torch_error = str(exc)
+        return self._torch
+
+    def body(self, name):
+        if self.group is None or name not in self.group.bodies:
+            raise KeyError(f"no body {name!r} in this worker")
+        return self.group.bodies[name]
+
+    def handle(self, req: dict) -> dict:
+        cmd = req["cmd"]
+        if cmd == "hello":
+            aff = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+            return {"pid": os.getpid(), "affinity": aff, "isa_env": os.environ.get("PYACL_HARDGRAD_KERNEL_ISA"),
+                    "threads": R.our_kernel_threads()}
+        if cmd == "group":
+            self.drop()
+            self.group = Group(self, req["dtype"], int(req["n"]), req["ops"], req.get("forms", ["plan_s"]),
+                               bool(req.get("torch")), bool(req.get("copy")), bool(req.get("probe", True)))
+            return {"bodies": sorted(self.group.bodies), "na": self.group.na}
+        if cmd == "cal":
+            return {"iters": R._calibrate(self.body(req["body"]), float(req["ns"]))}
+        if cmd == "time":
+            body, k = self.body(req["body"]), int(req["k"])
+            if req.get("warm", True):
+                body(1)
+            t0 = time.perf_counter_ns()
+            body(k)
+            return {"ns": (time.perf_counter_ns() - t0) / k}
+        if cmd == "first":
+            return first_calls(self.body(req["body"]), int(req["calls"]), int(req.get("block", 500)))
+        if cmd == "rss":
+            return rss_over(self.body(req["body"]), int(req["calls"]), float(req["budget_s"]), self.hg)
+        if cmd == "check":
+            return {"matches": self.group.check() if self.group else {}}
+        if cmd == "status":
+            st = R.proc_status_kib()
+            return {"vmhwm_kib": st.get("VmHWM"), "vmrss_kib": st.get("VmRSS"), "memory_stats": memory_stats(self.hg)}
+        if cmd == "drop":
+            self.drop()
+            return {}
+        raise ValueError(f"unknown command {cmd!r}")
+
+    def drop(self):
+        if self.group is not None:
+            g, self.group = self.group, None
+            g.close(self.stream)
+            del g
+            gc.collect()
+
+    def close(self):
+        self.drop()
+        self.stream.close()
+        self.device.close()
+
+
+def first_calls(body, calls: int, block: int) -> dict:
+    """The first ``calls`` calls of a body nobody has called yet: their mean, the very first
+    call, the mean of each block of ``block`` calls, then a steady batch of as many calls."""
+    t0 = time.perf_counter_ns()
+    body(1)
+    first = time.perf_counter_ns() - t0
+    blocks, done, total = [], 1, first
+    while done < calls:
+        k = min(block, calls - done)
+        t0 = time.perf_counter_ns()
+        body(k)
+        el = time.perf_counter_ns() - t0
+        blocks.append(el / k)
+        total += el
+        done += k
+    t0 = time.perf_counter_ns()
+    body(calls)
+    steady = (time.perf_counter_ns() - t0) / calls
+    return {"calls": calls, "mean_ns": total / calls, "first_call_ns": first, "block": block,
+            "block_means_ns": blocks, "steady_ns": steady}
+
+
+def rss_over(body, calls: int, budget_s: float, hg) -> dict:
+    """VmRSS before and after ``calls`` calls of a body (after a warm-up of up to 2000 calls);
+    fewer calls if they would take longer than ``budget_s``."""
+    warm = min(2000, max(calls // 10, 1))
+    t0 = time.perf_counter()
+    body(warm)
+    per_call = (time.perf_counter() - t0) / warm
+    n = calls
+    if per_call * calls > budget_s:
+        n = max(min(calls, 1000), int(budget_s / max(per_call, 1e-9)))
+    gc.collect()
+    before, stats_before = R.proc_status_kib().get("VmRSS"), memory_stats(hg)
+    t0 = time.perf_counter()
+    body(n)
+    elapsed = time.perf_counter() - t0
+    gc.collect()
+    after, stats_after = R.proc_status_kib().get("VmRSS"), memory_stats(hg)
+    return {"requested_calls": calls, "calls": n, "reduced": n != calls, "warmup_calls": warm, "seconds": elapsed,
+            "rss_before_kib": before, "rss_after_kib": after,
+            "change_pct": 100.0 * (after - before) / before if before and after is not None else None,
+            "memory_stats_before": stats_before, "memory_stats_after": stats_after}
+
+
+def main() -> int:
+    # answers go to the real stdout only; anything else printed goes to stderr
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    try:
+        w = Worker()
+        out.write(json.dumps({"ready": True}) + "\n")
+    except Exception as exc:
+        out.write(json.dumps({"error": f"worker start: {type(exc).__name__}: {exc}"}) + "\n")
+        return 1
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            if req.get("cmd") == "quit":
+                break
+            ans = w.handle(req)
+        except Exception as exc:
+            ans = {"error": f"{type(exc).__name__}: {exc}"}
+        out.write(json.dumps(ans) + "\n")
+    w.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

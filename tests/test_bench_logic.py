@@ -1,0 +1,281 @@
+"""The benchmark's logic that times nothing: options, the sweep's sizes, the kernel paths a CPU
+has, the trace and /proc readers, the targets evaluated on synthetic results, and the worker
+process's protocol (bodies, the placement and the forced kernel path it runs under)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def bench(hg):
+    import pyacl_hardgrad.bench as bench
+    return bench
+
+
+@pytest.fixture(scope="module")
+def S(bench):
+    from pyacl_hardgrad.bench import sections
+    return sections
+
+
+K, M = 1 << 10, 1 << 20
+
+
+def test_sweep_series_is_8_then_powers_of_4_to_64M(S):
+    assert S.SWEEP_SERIES[0] == 8
+    assert list(S.SWEEP_SERIES[1:]) == [4 ** k for k in range(2, 14)]
+    assert S.SWEEP_SERIES[-1] == 64 * M
+    # every size a target names is in the series
+    assert {K, M, 16 * M, 64 * M} <= set(S.SWEEP_SERIES)
+
+
+@pytest.mark.parametrize("text,sizes", [
+    ("8..32", [8, 16]),
+    ("1K..16M", [K, 4 * K, 16 * K, 64 * K, 256 * K, M, 4 * M, 16 * M]),
+    ("full", [8] + [4 ** k for k in range(2, 14)]),
+    ("..64", [8, 16, 64]),
+    ("16M..", [16 * M, 64 * M]),
+    ("none", []), ("off", []),
+    ("8,1K,1M", [8, K, M]),
+    ("1M,8", [8, M]),
+])
+def test_parse_sweep(S, text, sizes):
+    assert S.parse_sweep(text) == sizes
+
+
+@pytest.mark.parametrize("text", ["16M..1K", "9..15", "1K..x"])
+def test_parse_sweep_refuses(S, text):
+    with pytest.raises(ValueError):
+        S.parse_sweep(text)
+
+
+def test_default_sweep_stops_at_16M(S):
+    sizes = S.parse_sweep(S.DEFAULT_SWEEP)
+    assert sizes[0] == 8 and sizes[-1] == 16 * M
+
+
+def test_options_from_the_command_line(bench):
+    ap = bench.build_parser()
+    kw = bench.options(ap.parse_args(["--sweep", "1K..1M", "--paths", "scalar,avx2", "--sizes", "none",
+                                      "--no-placement", "--first-calls", "0", "--rss-budget-s", "5"]))
+    assert kw["sweep"] == [K, 4 * K, 16 * K, 64 * K, 256 * K, M]
+    assert kw["paths"] == ["scalar", "avx2"] and kw["sizes"] == []
+    assert kw["placement"] is False and kw["forms"] is True and kw["first_calls"] == 0 and kw["rss_budget_s"] == 5
+    d = bench.options(ap.parse_args([]))
+    assert d["paths"] is None and d["sweep"][-1] == 16 * M and d["sizes"] == [8, 4 * K, M, 16 * M]
+    assert bench.options(ap.parse_args(["--paths", "none"]))["paths"] == []
+    for bad, msg in ((["--paths", "sse9"], "--paths"), (["--sweep", "2M..1M"], "--sweep"),
+                     (["--sizes", "0"], "--sizes"), (["--rounds", "0"], "--rounds")):
+        with pytest.raises(ValueError, match=msg):
+            bench.options(ap.parse_args(bad))
+
+
+def test_cli_reports_bad_options(bench, capsys):
+    assert bench.main(["--sweep", "64..8"]) == 2
+    assert "bad --sweep" in capsys.readouterr().err
+
+
+def test_kernel_paths_from_cpu_flags(S):
+    avx2_only = "processor : 0\nflags : fpu sse avx f16c avx2 fma\n"
+    got = S.kernel_paths(avx2_only, "x86_64")
+    assert got["scalar"] is None and got["avx2"] is None
+    assert got["avx512"].startswith("n/a: the CPU lacks avx512f")
+    assert got["neon"].startswith("n/a: not an aarch64")
+    both = avx2_only.replace("fma", "fma avx512f avx512dq avx512bw avx512vl")
+    assert S.kernel_paths(both, "x86_64")["avx512"] is None
+    # AVX2 kernels need F16C too (kernel_isa.c checks it)
+    assert "f16c" in S.kernel_paths("flags : avx avx2\n", "x86_64")["avx2"]
+    arm = S.kernel_paths("Features : fp asimd evtstrm\n", "aarch64")
+    assert arm["neon"] is None and arm["avx2"].startswith("n/a: not an x86_64")
+
+
+def test_isa_trace_lines_are_parsed(S):
+    text = ("some warning\npyacl_hardgrad: kernel isa avx2 (requested auto)\n"
+            "pyacl_hardgrad: kernel isa scalar (requested avx512)\n")
+    got = S.parse_isa_trace(text)
+    assert [(t["path"], t["requested"]) for t in got] == [("avx2", "auto"), ("scalar", "avx512")]
+    assert S.parse_isa_trace("nothing here") == []
+
+
+def test_proc_status_reader(bench, tmp_path):
+    R = bench.runner
+    f = tmp_path / "status"
+    f.write_text("Name:\tpython\nVmPeak:\t  500000 kB\nVmHWM:\t  123456 kB\nVmRSS:\t   10240 kB\nThreads:\t3\n")
+    got = R.proc_status_kib(str(f))
+    assert got == {"VmPeak": 500000, "VmHWM": 123456, "VmRSS": 10240}
+    assert R.proc_status_kib(str(tmp_path / "missing")) == {}
+    if os.path.exists("/proc/self/status"):
+        own = R.proc_status_kib()
+        assert own["VmHWM"] >= own["VmRSS"] > 0
+        assert R.mem_available_bytes() > 0
+
+
+def test_sweep_memory_estimate(S):
+    # 64M float32 with two operators and two forced-path workers: several GiB
+    need = S.sweep_memory_need(64 * M, 4, 2, 2)
+    assert 4 * 2 ** 30 < need < 16 * 2 ** 30
+    assert S.sweep_memory_need(64 * M, 4, 2, 0) < need
+    assert S.sweep_memory_need(64 * M, 2, 2, 2) < need
+
+
+def _stats(ns):
+    return {"median_ns": ns, "min_ns": ns, "iters": 1, "repeats": 1}
+
+
+def _sweep_row(op, dtype, size, ours_over_torch, frac, paths=None):
+    return {"op": op, "dtype": dtype, "size": size, "paths": {p: _stats(v) for p, v in (paths or {}).items()},
+            "ratios": {"ours_over_torch": ours_over_torch, "fraction_of_copy": frac,
+                       "path_over_auto": {p: v / 100.0 for p, v in (paths or {}).items()}}}
+
+
+def test_fastest_path(S):
+    row = _sweep_row("a", "float32", M, 1.0, 1.0, {"scalar": 300.0, "avx2": 90.0, "avx512": 120.0})
+    S.fastest_path(row, "avx512")           # auto = avx512 = 100; avx2 at 90 is faster
+    assert row["ratios"]["fastest_path"] == "avx2"
+    assert row["ratios"]["auto_over_fastest"] == pytest.approx(1 / 0.9)
+    S.fastest_path(row, "avx2")             # the fastest is the path auto picked: noise, not a miss
+    assert row["ratios"]["fastest_path"] == "auto" and row["ratios"]["auto_over_fastest"] == 1.0
+    slow = _sweep_row("a", "float32", M, 1.0, 1.0, {"scalar": 300.0})
+    S.fastest_path(slow, "avx2")
+    assert slow["ratios"]["fastest_path"] == "auto" and slow["ratios"]["auto_over_fastest"] == 1.0
+    none = _sweep_row("a", "float32", M, 1.0, 1.0)
+    S.fastest_path(none, "avx2")
+    assert none["ratios"]["auto_over_fastest"] is None
+
+
+def _synthetic_result(S):
+    sweep = [_sweep_row("a", "float32", 8, 3.0, 0.01),            # below 1K: not a target cell
+             _sweep_row("a", "float32", K, 0.8, 0.5),
+             _sweep_row("a", "float32", 64 * K, 1.25, 0.7),
+             _sweep_row("a", "bfloat16", M, 0.7, 1.2),
+             _sweep_row("b", "bfloat16", M, 0.8, 1.1),
+             _sweep_row("a", "float32", 16 * M, 0.95, 0.9),
+             _sweep_row("b", "float16", 16 * M, 0.9, 0.8)]
+    for r in sweep:
+        r["ratios"]["auto_over_fastest"], r["ratios"]["fastest_path"] = 1.0, "auto"
+    sweep[2]["ratios"].update(auto_over_fastest=1.3, fastest_path="avx2")
+
+    def form(op, form, ns=None, ratio=None, na=None):
+        r = {"op": op, "dtype": "float32", "size": 8, "form": form, "sides": {}, "ratio": ratio}
+        if ns is not None:
+            r["sides"][form] = _stats(ns)
+        if na:
+            r["na"] = na
+        return r
+    forms = [form("a", "numpy", 12000.0), form("b", "numpy", 16000.0),
+             form("a", "noout", 3000.0, 1.4), form("b", "noout", na="n/a: b's bench.py has no torch_body_noout"),
+             form("a", "out_s", 2000.0, 2.0), form("b", "out_s", 2000.0, 2.6),
+             form("a", "plan_s", 700.0, 1.9), form(None, "alloc", 1500.0, 5.0)]
+    placement = [{"op": "a", "side": "python", "form": "out_s", "ratio": 2.0},
+                 {"op": "a", "side": "C++", "form": "plan", "ratio": 3.5}]
+    rss = [{"form": "numpy", "calls": 40000, "reduced": True, "change_pct": -0.5},
+           {"form": "out_s", "calls": 100000, "reduced": False, "change_pct": 0.2},
+           {"form": "alloc", "calls": 0, "change_pct": None, "na": "n/a: x"}]
+    return {"sweep": {"results": sweep, "skipped": [{"dtype": "float32", "size": 64 * M, "what": "all",
+                                                     "why": "needs ~9 GiB"}]},
+            "forms": {"results": forms}, "placement": {"results": placement},
+            "rss_flat": {"op": "a", "requested_calls": 100000, "budget_s": 30.0, "results": rss},
+            "trivial_call": {"binding": {"median_ns": 50.0}, "ctypes": {"median_ns": 200.0},
+                             "python_loop": {"median_ns": 15.0}}}
+
+
+def test_targets_on_synthetic_results(bench, S):
+    by = {t["target"]: t for t in bench.evaluate_targets(_synthetic_result(S))}
+
+    def got(prefix):
+        [t] = [t for name, t in by.items() if name.startswith(prefix)]
+        return t
+    t = got("ours / PyTorch (matched threads)")
+    assert (t["met"], t["measured"], t["where"]) == (False, 1.25, "a float32 64K")
+    assert t["headroom"] == pytest.approx(-0.25) and t["margin"] == pytest.approx(1.25)
+    assert "64M" in t["note"] and "skipped for memory: float32 64M" in t["note"]
+    t = got("ours / PyTorch, bfloat16 at 1M")
+    assert (t["met"], t["measured"], t["where"]) == (False, 0.8, "b bfloat16 1M")
+    t = got("ours GB/s / copy GB/s")
+    assert (t["met"], t["measured"], t["where"]) == (False, 0.8, "b float16 16M")
+    t = got("numpy in, numpy out")
+    assert (t["met"], t["measured"], t["where"]) == (False, 16.0, "b float32")
+    t = got("Tensor one-call without out=")             # the op without torch_body_noout is left out
+    assert (t["met"], t["measured"], t["where"]) == (True, 1.4, "a float32")
+    assert t["headroom"] == pytest.approx(0.1 / 1.5)
+    t = got("one-call with out= and sync=True")
+    assert (t["met"], t["measured"]) == (False, 2.6)
+    t = got("repeatable plan run(sync=True)")
+    assert (t["met"], t["measured"]) == (True, 1.9)
+    t = got("caller and stream worker on one CPU")
+    assert (t["met"], t["measured"], t["where"]) == (False, 3.5, "a C++ plan")
+    t = got("allocate + free")
+    assert (t["met"], t["measured"]) == (True, 1.5)
+    t = got("RSS change over 100000 calls")
+    assert (t["met"], t["measured"], t["where"]) == (True, 0.5, "numpy")
+    assert t["note"] == "fewer calls to fit --rss-budget-s: numpy 40000"
+    t = got("automatic kernel path")
+    assert (t["met"], t["measured"]) == (False, 1.3) and "fastest avx2" in t["where"]
+    t = got("aclrtGetDevice")
+    assert (t["met"], t["measured"]) == (True, 4.0)
+
+
+def test_targets_say_why_when_not_measured(bench):
+    targets = bench.evaluate_targets({"sweep": {"na": "n/a: not requested"}, "forms": {"na": "n/a: worker died"}})
+    assert len(targets) == 11
+    assert all(t["met"] is None and t["measured"] is None and t["why"].startswith("n/a") for t in targets)
+    assert {t["why"] for t in targets if t["target"].startswith("ours")} == {"n/a: not requested"}
+    assert {t["why"] for t in targets if "8 elements" in t["target"] and "CPU" not in t["target"]} == {
+        "n/a: worker died"}
+
+
+def test_report_renders_synthetic_sections(bench, S):
+    r = _synthetic_result(S)
+    r.update(results=[], targets=bench.evaluate_targets(r), placement={"na": "n/a: one CPU"},
+             sweep={"na": "n/a: not requested"}, forms={"na": "n/a: not requested"})
+    text = bench.format_report(r)
+    assert "no main table" in text and "placement: n/a: one CPU" in text
+    assert "targets (worst cell" in text and "MISS" in text and "n/a" in text
+    md = bench.format_report(r, markdown=True)
+    assert "| target | result | required | worst | headroom | where |" in md
+
+
+def test_worker_protocol_placement_and_forced_path(bench, S):
+    """A worker pinned to one CPU and forced to the scalar kernels says so; its bodies run the
+    operators (checked against numpy); a body that fails is reported, not timed; VmHWM is its own."""
+    op = bench.runner.DEFAULT_OPS[0]
+    cpu = min(os.sched_getaffinity(0))
+    w = S.WorkerProc("test", env={"PYACL_HARDGRAD_KERNEL_ISA": "scalar"}, cpus={cpu})
+    try:
+        assert w.hello["affinity"] == [cpu] and w.hello["isa_env"] == "scalar"
+        g = w.ask({"cmd": "group", "dtype": "float32", "n": 100, "ops": [op], "forms": ["plan_s", "out_s", "bogus"],
+                   "copy": True})
+        assert set(g["bodies"]) == {f"{op}:plan_s", f"{op}:out_s", "copy"}
+        assert g["na"] == {f"{op}:bogus": "n/a: no form 'bogus'"}
+        assert w.ask({"cmd": "time", "body": f"{op}:plan_s", "k": 3, "warm": False})["ns"] > 0
+        assert w.ask({"cmd": "check"})["matches"] == {op: True}
+        assert [t["path"] for t in w.isa_trace()] == ["scalar"]
+        with pytest.raises(S.WorkerError, match="no body"):
+            w.ask({"cmd": "time", "body": "nothing", "k": 1})
+        first = w.ask({"cmd": "first", "body": f"{op}:out_s", "calls": 30, "block": 10})
+        assert first["calls"] == 30 and len(first["block_means_ns"]) == 3 and first["mean_ns"] > 0
+        rss = w.ask({"cmd": "rss", "body": f"{op}:out_s", "calls": 50, "budget_s": 60})
+        assert rss["calls"] == 50 and rss["reduced"] is False and rss["rss_before_kib"] > 0
+        w.ask({"cmd": "drop"})
+        with pytest.raises(S.WorkerError, match="no body"):
+            w.ask({"cmd": "cal", "body": f"{op}:plan_s", "ns": 1e5})
+    finally:
+        st = w.close()
+    assert st["vmhwm_kib"] >= st["vmrss_kib"] > 0
+    assert w.proc.returncode == 0
+
+
+def test_worker_checks_large_results_on_a_sample(bench, S):
+    """Above 1M elements the result is checked on a strided sample (the operators are
+    elementwise); an odd size makes the sample's last element differ from the array's."""
+    op = bench.runner.DEFAULT_OPS[-1]
+    w = S.WorkerProc("test-large")
+    try:
+        n = 2 * (1 << 20) + 3
+        g = w.ask({"cmd": "group", "dtype": "bfloat16", "n": n, "ops": [op], "forms": ["plan_s"]})
+        assert g["bodies"] == [f"{op}:plan_s"]
+        assert w.ask({"cmd": "check"})["matches"] == {op: True}
+    finally:
+        w.close()
