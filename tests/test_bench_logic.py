@@ -99,6 +99,21 @@ def test_isa_trace_lines_are_parsed(S):
     assert S.parse_isa_trace("nothing here") == []
 
 
+def test_auto_choice_reads_the_rows_when_the_choice_is_per_row(S):
+    rows = ("pyacl_hardgrad: kernel isa auto (requested auto)\n"
+            "pyacl_hardgrad: kernel aclnnA DT_FLOAT,DT_FLOAT->DT_FLOAT: avx2 (measured; scalar 1.2 avx2 0.1 ns/element)\n"
+            "pyacl_hardgrad: kernel aclnnB DT_BF16->DT_BF16: scalar (measured; scalar 0.3 avx2 0.4 ns/element)\n"
+            "pyacl_hardgrad: kernel aclnnA DT_FLOAT16->DT_FLOAT16: avx2 (only candidate)\n")
+    got = S.parse_row_choices(rows)
+    assert [(r["function"], r["dtypes"], r["path"]) for r in got] == [
+        ("aclnnA", "DT_FLOAT,DT_FLOAT->DT_FLOAT", "avx2"), ("aclnnB", "DT_BF16->DT_BF16", "scalar"),
+        ("aclnnA", "DT_FLOAT16->DT_FLOAT16", "avx2")]
+    assert got[1]["reason"].startswith("measured")
+    assert S.auto_choice(rows) == "avx2"
+    assert S.auto_choice("pyacl_hardgrad: kernel isa neon (requested auto)\n") == "neon"
+    assert S.auto_choice("nothing") is None
+
+
 def test_proc_status_reader(bench, tmp_path):
     R = bench.runner
     f = tmp_path / "status"

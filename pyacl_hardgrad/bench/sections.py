@@ -97,6 +97,28 @@ def parse_isa_trace(text: str) -> list[dict]:
     return out
 
 
+def parse_row_choices(text: str) -> list[dict]:
+    """The per-row lines of the trace, ``kernel <aclnn function> <dtypes>: <path> (<reason>)``:
+    the path each kernel row chose when the process-wide setting is ``auto``."""
+    out = []
+    for line in text.splitlines():
+        m = re.search(r"kernel (aclnn\w+) (\S+): (\w+)(?: \((.*)\))?", line)
+        if m:
+            out.append({"function": m.group(1), "dtypes": m.group(2), "path": m.group(3),
+                        "reason": m.group(4), "line": line.strip()})
+    return out
+
+
+def auto_choice(text: str) -> str | None:
+    """The path the automatic choice ran: the process-wide path, or with per-row choice
+    (``kernel isa auto``) the path most rows chose."""
+    isa = parse_isa_trace(text)
+    if isa and isa[0]["path"] != "auto":
+        return isa[0]["path"]
+    rows = [r["path"] for r in parse_row_choices(text)]
+    return max(sorted(set(rows)), key=rows.count) if rows else None
+
+
 def _package_path() -> str:
     import pyacl_hardgrad
     return str(Path(pyacl_hardgrad.__file__).resolve().parent.parent)
@@ -241,8 +263,9 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
                 break
         for label, w in workers.items():
             out["trace"][label] = [t["line"] for t in w.isa_trace()]
-        auto = workers["auto"].isa_trace()
-        out["auto_path"] = auto[0]["path"] if auto else None
+        auto_err = workers["auto"].stderr()
+        out["auto_path"] = auto_choice(auto_err)
+        out["auto_rows"] = parse_row_choices(auto_err)
         for row in out["results"]:
             fastest_path(row, out["auto_path"])
         for p in forced:
