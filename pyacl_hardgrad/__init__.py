@@ -33,6 +33,8 @@ _LAZY = {
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
     "result_dtype": "ops", "operators": "ops",
     "live_counts": "_diagnostics",
+    "memory_stats": "_allocator", "empty_cache": "_allocator", "reset_peak_memory_stats": "_allocator",
+    "allocator_settings": "_allocator",
 }
 
 __all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]

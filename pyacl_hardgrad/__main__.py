@@ -83,6 +83,7 @@ def info() -> int:
     v = lib.hgEmbeddedVersion()
     if v != ffi.NULL:
         print(f"embedded:     {ffi.string(v).decode()}")
+    _allocator_info()
     from .errors import AclError
     from .runtime import Runtime
     try:
@@ -107,6 +108,24 @@ def info() -> int:
     print(f"include dir:  {get_include()}")
     print(f"library dir:  {get_library_dir()}")
     return 0
+
+
+def _allocator_info() -> None:
+    """The caching allocator's setting and, per device this process allocated on, its statistics."""
+    try:
+        from . import _allocator
+    except ValueError as exc:                # a malformed PYACL_HARDGRAD_ALLOCATOR* setting
+        print(f"allocator:    {exc}")
+        return
+    s = _allocator.allocator_settings()
+    print(f"allocator:    {s['mode']}, idle cache limit {s['limit']} bytes per device "
+          "(PYACL_HARDGRAD_ALLOCATOR, PYACL_HARDGRAD_ALLOCATOR_LIMIT)")
+    for dev in range(_allocator.lib.HGB_CACHE_DEVICES):
+        st = _allocator.memory_stats(dev)
+        if st["allocations"] or st["reserved_bytes"]:
+            print(f"  device {dev}: in use {st['in_use_bytes']} B in {st['in_use_blocks']} blocks, reserved "
+                  f"{st['reserved_bytes']} B in {st['reserved_blocks']}, peak {st['peak_in_use_bytes']} B, "
+                  f"hits {st['hits']}, misses {st['misses']}, frees {st['frees']}, releases {st['releases']}")
 
 
 def main(argv=None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import warnings
 
-from . import _args
+from . import _allocator, _args
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import CleanupWarning, ClosedError, check, warn_status
@@ -45,6 +45,7 @@ class _DeviceState:
         self.default_stream = None
         self._stream_lock = threading.Lock()
         self.res = _Res(f"Device({device_id})", self._release, (rt,))
+        lib.hgb_obj_set_device(self.res._o, device_id)     # the allocator's key for its memory
 
     def _release(self) -> None:
         with _states_lock:
@@ -53,6 +54,7 @@ class _DeviceState:
         s, self.default_stream = self.default_stream, None
         if s is not None:
             s.close()
+        _allocator._release_device(self.id, self.context)   # idle cached blocks, before the reset
         for _ in range(self.extra_sets + 1):
             warn_status(lib.aclrtResetDevice(self.id), "aclrtResetDevice", stacklevel=5)
 
@@ -219,10 +221,20 @@ class Device(Handle):
         return Event(self._state, flags)
 
     def allocate(self, nbytes: int, policy: int | None = None):
-        """``DeviceMemory`` of nbytes (aclrtMalloc, ACL_MEM_MALLOC_HUGE_FIRST by default)."""
+        """``DeviceMemory`` of nbytes: from the caching allocator by default, one aclrtMalloc
+        with ``policy`` when one is given."""
         from .memory import DeviceMemory
         self._check_open()
         return DeviceMemory(self._state, nbytes, policy)
+
+    def memory_stats(self) -> dict:
+        """The caching allocator's statistics for this device (``hg.memory_stats``)."""
+        return _allocator.memory_stats(self._id)
+
+    def empty_cache(self) -> None:
+        """Free this device's idle cached blocks (``hg.empty_cache``)."""
+        self._check_open()
+        _allocator.empty_cache(self._id)
 
     def __repr__(self):
         return f"<Device {self._id}{' closed' if self.closed else ''}>"
@@ -258,6 +270,15 @@ def default_stream():
     if d is None or not d._live[0]:
         d = default_device()
     return d._state.get_default_stream()
+
+
+def _default_state() -> _DeviceState:
+    """default_device()'s state without the lock while it is open (an allocation on a state
+    that is being released at that moment fails with HGB_GONE and retries the locked way)."""
+    d = _default
+    if d is not None and d._live[0]:
+        return d._state
+    return default_device()._state
 
 
 def release_defaults() -> None:

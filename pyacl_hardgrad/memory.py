@@ -1,13 +1,15 @@
 """Device memory (aclrtMalloc / aclrtFree) and copies between host and device."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold, keep_objects
 from .device import _state_of
-from .errors import check, warn_status
+from .errors import ClosedError, check, error_for, warn_status
 from .stream import Stream
 
 __all__ = ["DeviceMemory", "Workspace", "HostMemory"]
@@ -15,7 +17,26 @@ __all__ = ["DeviceMemory", "Workspace", "HostMemory"]
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
 _D2D = lib.ACL_MEMCPY_DEVICE_TO_DEVICE
-_HUGE_FIRST = lib.ACL_MEM_MALLOC_HUGE_FIRST
+
+
+_calls = threading.local()
+_GONE = lib.HGB_GONE
+
+
+def call_buffer():
+    """This thread's hgb_call (the outcome of an allocation in the handle layer)."""
+    try:
+        return _calls.c
+    except AttributeError:
+        c = _calls.c = ffi.new("hgb_call *")
+        return c
+
+
+def allocation_failed(st: int, c, state):
+    """Raise for a failed allocation of the handle layer (``c.function`` names the call)."""
+    if st == _GONE:
+        raise ClosedError(f"Device({state.id}) has been released")
+    raise error_for(st, ffi.string(c.function).decode())
 
 
 def _host_view(obj, writable: bool, name: str = "src"):
@@ -89,8 +110,11 @@ class _Addressed:
 class DeviceMemory(_Addressed, CHandle):
     """``nbytes`` of device memory; ``int(mem)`` is its address (as pyACL hands them out).
 
-    Create it with ``device.allocate(nbytes)``.  Copies are synchronous unless a stream is
-    given; an async copy keeps its host buffer alive until that stream is synchronized.
+    Create it with ``device.allocate(nbytes)``: a block of the caching allocator (at least
+    ``nbytes``; it goes back to the device's cache when the last user lets go), or, with a
+    ``policy``, one aclrtMalloc of exactly ``nbytes`` (aclrtFree on the last release).  Copies
+    are synchronous unless a stream is given; an async copy keeps its host buffer alive until
+    that stream is synchronized.
     """
 
     def __init__(self, device, nbytes: int, policy: int | None = None):
@@ -99,14 +123,23 @@ class DeviceMemory(_Addressed, CHandle):
         if policy is not None:
             policy = _args.integer(policy, "policy", 0, 2**32 - 1)
         state.ensure_current()
+        self.nbytes = nbytes
+        self._device_state = state
+        if policy is None:
+            c = call_buffer()
+            st = lib.hgb_memory_new(c, state.res._o, ffi.NULL if state.context is None else state.context, nbytes)
+            if st:
+                allocation_failed(st, c, state)
+            self._ptr = c.data
+            self._addr = int(ffi.cast("uintptr_t", self._ptr))
+            self._own(c.made)
+            return
         p = ffi.new("void **")
         # ACL rejects size 0; an empty allocation still gets a distinct, valid address.
-        check(lib.aclrtMalloc(p, max(nbytes, 1), _HUGE_FIRST if policy is None else int(policy)), "aclrtMalloc")
+        check(lib.aclrtMalloc(p, max(nbytes, 1), int(policy)), "aclrtMalloc")
         ptr = p[0]
         self._ptr = ptr
         self._addr = int(ffi.cast("uintptr_t", ptr))
-        self.nbytes = nbytes
-        self._device_state = state
         try:
             dep = hold(state.res)
         except BaseException:

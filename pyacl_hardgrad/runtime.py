@@ -41,6 +41,7 @@ def _release() -> None:
         if _count or not _owns_init:
             return
         _owns_init = False
+        lib.hgb_cache_empty(-1, ffi.NULL)    # no device is set any more: nothing cached may outlive aclFinalize
         st = lib.aclFinalize()
     warn_status(st, "aclFinalize", stacklevel=3)
 

@@ -13,10 +13,10 @@ import numpy as np
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
-from .device import _state_of
+from .device import _default_state, _state_of, default_device
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
-from .memory import DeviceMemory, _Hold
+from .memory import DeviceMemory, _calls, _Hold, allocation_failed, call_buffer
 
 __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
@@ -28,6 +28,8 @@ _forget = lib.hgb_obj_forget
 _wait_for = lib.hgb_tensor_wait
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
+_tensor_empty = lib.hgb_tensor_empty
+_close = lib.hgb_obj_close
 
 
 def _row_major(shape) -> tuple[int, ...]:
@@ -124,16 +126,14 @@ class Tensor(CHandle):
             arr = arr.astype(to_numpy_dtype(dtype), copy=False)
         if not arr.flags.c_contiguous:
             arr = arr.copy(order="C")     # (np.ascontiguousarray would turn 0-d into 1-d)
-        mem = _allocate(device, arr.nbytes)
-        try:
-            if arr.nbytes:
-                mem.copy_from_host(_bytes_of(arr))
-            self._init(mem._hold(), mem.ptr, mem._device_state, arr.shape, _row_major(arr.shape), 0,
-                       arr.dtype, arr.shape, mem)
-        except BaseException:
-            mem.close()
-            raise
-        self._owns_memory = True
+        _allocated(self, _new_layout(arr.shape, arr.dtype), device)
+        if arr.nbytes:
+            try:
+                buf = ffi.from_buffer(_bytes_of(arr))
+                _check_copy(lib.aclrtMemcpy(self._data, arr.nbytes, buf, arr.nbytes, _H2D))
+            except BaseException:
+                self.close()
+                raise
 
     # -- construction helpers -------------------------------------------------------------
     def _init(self, dep, data, state, shape, strides, offset, npdtype, storage, memory):
@@ -175,28 +175,22 @@ class Tensor(CHandle):
 
     @classmethod
     def empty(cls, shape, dtype="float32", device=None) -> "Tensor":
-        """Uninitialised row-major tensor."""
-        shape = _check_shape(shape)
-        npdt = to_numpy_dtype(dtype)
-        mem = _allocate(device, _check_nbytes(shape, npdt))
-        try:
-            t = cls._new(mem._hold(), mem.ptr, mem._device_state, shape, _row_major(shape), 0,
-                         npdt, shape, mem)
-        except BaseException:
-            mem.close()
-            raise
-        t._owns_memory = True
-        return t
+        """Uninitialised row-major tensor (its memory from the caching allocator)."""
+        return _allocated(_new_tensor(cls), _new_layout(shape, dtype), device)
 
     @classmethod
     def zeros(cls, shape, dtype="float32", device=None) -> "Tensor":
-        t = cls.empty(shape, dtype, device)
-        try:
-            if t._memory.nbytes:
-                t._memory.memset(0)
-        except BaseException:
-            t.close()
-            raise
+        lay = _new_layout(shape, dtype)
+        t = _allocated(_new_tensor(cls), lay, device)
+        nbytes = lay[7]
+        if nbytes:
+            try:
+                st = lib.aclrtMemset(t._data, nbytes, 0, nbytes)
+                if st:
+                    check(st, "aclrtMemset")
+            except BaseException:
+                t.close()
+                raise
         return t
 
     @classmethod
@@ -233,7 +227,7 @@ class Tensor(CHandle):
             storage = (hi + 1,)
             # An owner whose allocation the pointer lies in bounds the view: past its end the
             # operators would write into someone else's memory.
-            mem = owner if isinstance(owner, DeviceMemory) else getattr(owner, "_memory", None)
+            mem = owner if isinstance(owner, DeviceMemory) else owner.memory if isinstance(owner, Tensor) else None
             if isinstance(mem, DeviceMemory):
                 base = mem._addr
                 if base <= ptr <= base + mem.nbytes and ptr + (hi + 1) * npdt.itemsize > base + mem.nbytes:
@@ -244,16 +238,20 @@ class Tensor(CHandle):
         return cls._new(dep, ffi.cast("void *", ptr), state, shape, strides, offset, npdt, storage,
                         owner if isinstance(owner, DeviceMemory) else None)
 
-    _owns_memory = False
     _memory = None
+    _owns_memory = False          # _memory is a handle this tensor made (closed with it)
 
     @property
     def _acl_dtype(self) -> int:
         return to_acl(self.dtype)
 
     def close(self) -> None:
-        """Destroy the aclTensor; memory this tensor allocated is freed once no view uses it."""
-        super().close()
+        """Destroy the aclTensor; memory this tensor allocated goes back to the allocator once no
+        view (and no queued work) uses it."""
+        o = self.__dict__.get("_o")
+        if o is not None:
+            self._live[0] = False
+            _close(o)
         if self._owns_memory:
             self._memory.close()
 
@@ -283,6 +281,7 @@ class Tensor(CHandle):
             o = lib.hgb_obj_storage(self._o)        # e.g. memory an operator allocated for its output
             if o != ffi.NULL and lib.hgb_obj_kind(o) == lib.HGB_KIND_MEMORY:
                 self._memory = DeviceMemory._wrap(o, _numel(self._storage) * self.dtype.itemsize, self._device_state)
+                self._owns_memory = self._memory is not None
             elif o != ffi.NULL:
                 lib.hgb_obj_release(o)
         return self._memory
@@ -475,10 +474,12 @@ def _host_array(array, dtype, shape) -> np.ndarray:
         raise ValueError(f"array of shape {arr.shape} cannot be broadcast to the view's shape {shape}") from None
 
 
-def made_tensor(call, layout, state) -> Tensor:
+def made_tensor(call, layout, state, t=None) -> Tensor:
     """The handle of a row-major tensor the handle layer just made (hgb_tensor_empty into
-    ``call``); ``layout`` = (shape, strides, dtype, ...)."""
-    t = _new_tensor(Tensor)
+    ``call``); ``layout`` = (shape, strides, dtype, ...); ``t``: an instance to fill (default: a
+    new Tensor)."""
+    if t is None:
+        t = _new_tensor(Tensor)
     t.shape = t._storage = layout[0]
     t.strides = layout[1]
     t.offset = 0
@@ -492,6 +493,53 @@ def made_tensor(call, layout, state) -> Tensor:
 
 
 _new_tensor = object.__new__
+_layouts: dict = {}
+_GONE = lib.HGB_GONE
+
+
+def _new_layout(shape, dtype) -> tuple:
+    """(shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[], nbytes) of a new
+    row-major tensor, checked; memoised for shapes given as tuples of ints."""
+    if type(shape) is tuple:
+        for d in shape:
+            if type(d) is not int:
+                break
+        else:
+            lay = _layouts.get((shape, dtype))
+            if lay is not None:
+                return lay
+    key = (shape, dtype) if type(shape) is tuple else None
+    shape = _check_shape(shape)
+    npdt = to_numpy_dtype(dtype)
+    nbytes = _check_nbytes(shape, npdt)
+    lay = (shape, _row_major(shape), npdt, to_acl(npdt), npdt.itemsize, len(shape),
+           ffi.new("int64_t[]", shape) if shape else ffi.NULL, nbytes)
+    if key is not None and len(_layouts) < 4096:
+        try:
+            _layouts[key] = lay
+        except TypeError:                 # an unhashable dtype argument
+            pass
+    return lay
+
+
+def _allocated(t: Tensor, lay: tuple, device) -> Tensor:
+    """Fill ``t`` as a new row-major tensor of layout ``lay`` on ``device`` (None: the default
+    device): memory from the caching allocator and the aclTensor, made in one call."""
+    state = _default_state() if device is None else _state_of(device)
+    if state.context is None:
+        state.ensure_current()
+    try:
+        c = _calls.c
+    except AttributeError:
+        c = call_buffer()
+    st = _tensor_empty(c, state.res._o, state.context, lay[5], lay[6], lay[3], lay[4])
+    if st:
+        if st == _GONE and device is None:        # the default device closed meanwhile: reopen
+            state = default_device()._state
+            st = _tensor_empty(c, state.res._o, state.context, lay[5], lay[6], lay[3], lay[4])
+        if st:
+            allocation_failed(st, c, state)
+    return made_tensor(c, lay, state, t)
 
 
 def _check_copy(status):
@@ -504,17 +552,14 @@ def _bytes_of(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1).view(np.uint8)
 
 
-def _allocate(device, nbytes) -> DeviceMemory:
-    return DeviceMemory(_state_of(device), nbytes)
-
-
 def from_numpy(array, device=None, dtype=None) -> Tensor:
     """Copy a host array to a new device tensor."""
     return Tensor(array, device, dtype)
 
 
 def empty(shape, dtype="float32", device=None) -> Tensor:
-    return Tensor.empty(shape, dtype, device)
+    """Uninitialised row-major tensor (its memory from the caching allocator)."""
+    return _allocated(_new_tensor(Tensor), _new_layout(shape, dtype), device)
 
 
 def zeros(shape, dtype="float32", device=None) -> Tensor:

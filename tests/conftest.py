@@ -150,6 +150,61 @@ def _nothing_alive_at_session_end():
     assert not alive, f"objects still alive after the test session: {alive}"
 
 
+def _loaded_embedded():
+    """The package when this process has its binding loaded on the embedded runtime, else None."""
+    import sys
+
+    binding = sys.modules.get("pyacl_hardgrad._binding")
+    if binding is None or not binding.BACKEND.is_embedded:
+        return None
+    return sys.modules["pyacl_hardgrad"]
+
+
+def _memory_in_use(hg_mod) -> tuple:
+    """(blocks, bytes) of device memory in use, as the live counts see it."""
+    live = hg_mod.live_counts()
+    return live["deviceAllocations"], live["deviceBytes"]
+
+
+@pytest.fixture(autouse=True)
+def _device_memory_books_balance():
+    """After each test: the caching allocator's books agree with the runtime's.  On every device
+    reserved = in use + cached, and once the cache is emptied the runtime's own count (idle
+    blocks included) equals the count of memory in use."""
+    yield
+    hg_mod = _loaded_embedded()
+    if hg_mod is None:
+        return
+    for dev in range(64):                  # the embedded runtime's most devices
+        st = hg_mod.memory_stats(dev)
+        if st["allocations"] or st["reserved_bytes"]:
+            assert st["reserved_bytes"] == st["in_use_bytes"] + st["cached_bytes"], st
+            assert st["reserved_blocks"] == st["in_use_blocks"] + st["cached_blocks"], st
+    in_use = _memory_in_use(hg_mod)
+    hg_mod.empty_cache()
+    raw = hg_mod.live_counts(reserved=True)
+    assert (raw["deviceAllocations"], raw["deviceBytes"]) == in_use == _memory_in_use(hg_mod), \
+        f"the runtime holds device memory that is neither in use nor cached: {raw} against in use {in_use}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _device_memory_in_use_returns_to_baseline():
+    """After each test module (its module-scoped fixtures closed): the device memory in use is
+    back where it was before the module."""
+    import gc
+
+    hg_mod = _loaded_embedded()
+    before = _memory_in_use(hg_mod) if hg_mod is not None else None
+    yield
+    if before is None:
+        return
+    after = _memory_in_use(hg_mod)
+    if after != before:
+        gc.collect()
+        after = _memory_in_use(hg_mod)
+    assert after == before, f"device memory in use (blocks, bytes) changed over the module: {before} -> {after}"
+
+
 @pytest.fixture(scope="module")
 def aclnn(hg):
     """A tests/hg_aclnn.Session (device 0, one stream) for calling operators by name."""

@@ -52,6 +52,9 @@ MODULE_NAME = "pyacl_hardgrad._cffi_acl"
 # The handle layer and the generic call: declarations (also the cdef) and implementation.
 FUSED_HEADER = Path(__file__).with_name("fused_calls.h")
 FUSED_SOURCE = Path(__file__).with_name("fused_calls.c")
+# The caching device allocator under the handle layer: declarations (also cdef) and implementation.
+CACHE_HEADER = Path(__file__).with_name("device_cache.h")
+CACHE_SOURCE = Path(__file__).with_name("device_cache.c")
 API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT, what a missing function returns
 
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*$",
@@ -235,6 +238,8 @@ static int hgb_bind(void *const *handles, int count)
     parts.append("#include <sched.h>\n#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n")
     parts.append("\n#pragma GCC visibility push(hidden)\n")
     parts.append(_fused_header_source())
+    parts.append(CACHE_HEADER.read_text())
+    parts.append(CACHE_SOURCE.read_text())
     parts.append(FUSED_SOURCE.read_text())
     parts.append("\n/* generated from the prototypes of include/aclnnop */\n#define HGB_HANDLE(o) ((o) ? (o)->handle : NULL)\n")
     parts.append(operator_source)
@@ -339,6 +344,7 @@ def make_ffi() -> FFI:
     call_decls, call_defs = operator_calls(table["operators"])
     cdef = decls + "\n" + "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + _BINDER_CDEF
     cdef += FUSED_HEADER.read_text()
+    cdef += CACHE_HEADER.read_text()
     cdef += call_decls + "const char *hgb_operator_table(void);\n"
     ffi = FFI()
     ffi.cdef(cdef)

@@ -39,6 +39,14 @@ struct hgb_obj {
     /* foreign handles */
     int32_t borrowed;         /* streams: another owner destroys the C stream (sync only) */
     int32_t gone;             /* streams: the destroy finished waiting for the queue (atomic) */
+    /* devices (the Python layer's device objects): the id + 1, 0 when not known */
+    int32_t device_id1;
+    /* memory from the device allocator (device_cache.c): given back to it on destroy */
+    int32_t cached;           /* 1: hgb_cache_free, 0: aclrtFree */
+    int32_t cache_device;
+    int32_t cache_bin;
+    uint64_t cache_block;     /* bytes reserved for it */
+    uint64_t cache_requested; /* bytes asked for */
 };
 
 static void hgb_destroy(hgb_obj *o);
@@ -199,18 +207,8 @@ static void hgb_note(const char *function, int status)
 
 /* --- streams -------------------------------------------------------------------------------- */
 
-static void hgb_lock(hgb_obj *s)
-{
-    while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED))
-            sched_yield();
-    }
-}
-
-static void hgb_unlock(hgb_obj *s)
-{
-    __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
-}
+static void hgb_lock(hgb_obj *s) { hgb_spin_lock(&s->lock); }
+static void hgb_unlock(hgb_obj *s) { hgb_spin_unlock(&s->lock); }
 
 /* Take ownership of references in objs[0..n) (already retained) until the next sync.  A launch
  * that repeats the last one's objects adds nothing (its references are given back). */
@@ -436,7 +434,10 @@ static void hgb_destroy(hgb_obj *o)
         hgb_note("aclDestroyScalar", aclDestroyScalar(o->handle));
         break;
     case HGB_KIND_MEMORY:
-        hgb_note("aclrtFree", aclrtFree(o->handle));
+        if (o->cached)            /* back to the allocator, before the device is let go of */
+            hgb_cache_free(o->cache_device, o->handle, o->cache_block, o->cache_bin, o->cache_requested);
+        else
+            hgb_note("aclrtFree", aclrtFree(o->handle));
         break;
     case HGB_KIND_EXECUTOR: {
         aclOpExecutor *ex = __atomic_exchange_n((aclOpExecutor **)&o->handle, NULL, __ATOMIC_ACQ_REL);
@@ -496,23 +497,69 @@ static void hgb_make_current(aclrtContext context)
         (void)aclrtSetCurrentContext(context);
 }
 
-/* Device memory of `size` bytes on `device` (a MEMORY object holding the device); a status. */
-static int hgb_memory(hgb_obj *device, aclrtContext context, uint64_t size, hgb_obj **out)
+void hgb_obj_set_device(hgb_obj *o, int32_t device_id)
 {
-    void *p = NULL;
-    hgb_make_current(context);
-    int st = aclrtMalloc(&p, size ? size : 1, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (st != 0)
-        return st;
-    hgb_obj *dep = device;
+    o->device_id1 = device_id >= 0 ? device_id + 1 : 0;
+}
+
+/* Device memory of `size` bytes on `device` from the device allocator (a MEMORY object holding
+ * the device; `wrapped` as hgb_obj_new's); a status.  A device that is being released cannot
+ * take new memory: HGB_GONE. */
+static int hgb_memory_wrapped(hgb_obj *device, aclrtContext context, uint64_t size, hgb_obj **out, int wrapped)
+{
     if (device != NULL && !hgb_obj_retain(device))
-        dep = NULL;
-    *out = hgb_obj_new(HGB_KIND_MEMORY, p, 0, &dep, dep ? 1 : 0, 0);
+        return HGB_GONE;
+    hgb_make_current(context);
+    int32_t id = device != NULL ? device->device_id1 - 1 : -1;
+    if (id < 0 && aclrtGetDevice(&id) != 0) {
+        (void)aclGetRecentErrMsg();
+        id = -1;
+    }
+    void *p = NULL;
+    uint64_t block = 0;
+    int32_t bin = -1;
+    int st = hgb_cache_alloc(id, size, &p, &block, &bin);
+    if (st != 0) {
+        if (device != NULL)
+            (void)hgb_obj_release(device);
+        return st;
+    }
+    *out = hgb_obj_new(HGB_KIND_MEMORY, p, 0, &device, device != NULL ? 1 : 0, wrapped);
     if (*out == NULL) {
-        (void)aclrtFree(p);
+        hgb_cache_free(id, p, block, bin, size ? size : 1);
         return ACL_ERROR_BAD_ALLOC;
     }
+    (*out)->cached = 1;
+    (*out)->cache_device = id;
+    (*out)->cache_bin = bin;
+    (*out)->cache_block = block;
+    (*out)->cache_requested = size ? size : 1;
     return 0;
+}
+
+static int hgb_memory(hgb_obj *device, aclrtContext context, uint64_t size, hgb_obj **out)
+{
+    return hgb_memory_wrapped(device, context, size, out, 0);
+}
+
+int hgb_memory_new(hgb_call *call, hgb_obj *device, aclrtContext context, uint64_t size)
+{
+    call->made = NULL;
+    call->data = NULL;
+    hgb_obj *mem = NULL;
+    int st = hgb_memory_wrapped(device, context, size, &mem, 1);
+    if (st != 0) {
+        call->function = "aclrtMalloc";
+        return st;
+    }
+    call->made = mem;
+    call->data = mem->handle;
+    return 0;
+}
+
+uint64_t hgb_memory_block(hgb_obj *mem)
+{
+    return mem->cached ? mem->cache_block : 0;
 }
 
 /* A row-major tensor over new device memory of `device` holding `src` (NULL: uninitialised):

@@ -27,6 +27,7 @@
 #define HGB_WAIT 1          /* flags: synchronise the stream after the launch */
 #define HGB_CLOSED -1       /* status: argument `index` of the call was closed (nothing was called) */
 #define HGB_CONSUMED -2     /* status: a one-shot plan has run already */
+#define HGB_GONE -3         /* status: the device of an allocation is being released */
 #define HGB_MAX_ARGS 32     /* handle arguments of one operator call */
 #define HGB_PENDING_LIMIT 4096 /* objects a stream holds before a launch synchronises it */
 
@@ -131,6 +132,13 @@ int hgb_host_stage(hgb_call *call, hgb_obj *stream, const hgb_host_tensor *lay, 
  * (the stream keeps what a failed wait left queued).  The call's status, or the copy's. */
 int hgb_host_finish(hgb_call *call, int status, hgb_obj *stream, const hgb_host_tensor *lay,
                     void *const *data, hgb_obj **t, int n);
+/* Device memory of `size` bytes on `device` from the device allocator (device_cache.h):
+ * call->made (a MEMORY object, open, wrapped), call->data; a status. */
+int hgb_memory_new(hgb_call *call, hgb_obj *device, aclrtContext context, uint64_t size);
+/* The bytes the allocator reserved for a MEMORY object (0: not from the allocator). */
+uint64_t hgb_memory_block(hgb_obj *mem);
+/* A device object (the Python layer's) names its device id: allocations on it are keyed by it. */
+void hgb_obj_set_device(hgb_obj *o, int32_t device_id);
 
 /* CANN's type promotion of two aclDataTypes (the default out dtype of an operator); -1: none. */
 int hgb_promote_types(int a, int b);
