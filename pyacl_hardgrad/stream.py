@@ -1,7 +1,9 @@
 """Streams and events (aclrtCreateStream / aclrtCreateEvent and friends)."""
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 
 from . import _args
 from ._binding import ffi, lib
@@ -9,6 +11,20 @@ from ._lifetime import CHandle, hold
 from .errors import ClosedError, check, warn_status
 
 __all__ = ["Stream", "Event"]
+
+_streams: "weakref.WeakSet[Stream]" = weakref.WeakSet()    # for the unpinning at exit
+
+
+@atexit.register
+def _unpin_at_exit() -> None:
+    """Let go of the plans pinned on open streams before the interpreter tears down: a stream
+    finalised in the last collection must not reach a release that runs Python code."""
+    for s in list(_streams):
+        try:
+            if not s.closed:
+                lib.hgb_stream_unpin(s._o)
+        except Exception:       # exit goes on
+            pass
 
 
 class _HostCalls:
@@ -149,6 +165,7 @@ class Stream(CHandle):
                 lib.hgb_obj_release(dev)
             raise MemoryError("cannot track a Stream")
         self._own(o)
+        _streams.add(self)
 
     def __int__(self):
         return int(ffi.cast("uintptr_t", self.handle))
@@ -180,6 +197,7 @@ class Stream(CHandle):
         if not own:
             lib.hgb_stream_borrowed(o)
         self._own(o)
+        _streams.add(self)
         return self
 
     @property

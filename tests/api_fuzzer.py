@@ -84,6 +84,9 @@ class Fuzzer:
         self.outcomes = {"ok": 0, "error": 0}
         self.dev = hg.Device(0)
         self.pool.append(self.dev)
+        # Tensors made with owner=None view this block: it outlives them all (the contract of
+        # from_device_pointer without an owner), so the fuzzer never frees memory a tensor views.
+        self.unowned = self.dev.allocate((4 << 20) + 128)
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def _call(self, what: str, fn, *args, **kw):
@@ -143,12 +146,13 @@ class Fuzzer:
         elif choice == 5:
             self._call("Scalar", hg.Scalar, _weird_value(r, []), r.choice(DTYPES))
         else:
-            mem = self._arg(hg.DeviceMemory)
+            owned = r.random() < 0.8
+            mem = self._arg(hg.DeviceMemory) if owned else self.unowned
             addr = int(mem) if isinstance(mem, hg.DeviceMemory) and not mem.closed else _weird_ints(r)
-            addr += r.choice([0, 0, 1, 2, 4, -4])
+            addr += r.choice([0, 0, 1, 2, 4, -4]) + (0 if owned else 64)
             self._call("from_device_pointer", hg.Tensor.from_device_pointer, addr,
                        r.choice([(4,), (2, 2), (0,), (1 << 20,)]), r.choice(DTYPES),
-                       owner=mem if r.random() < 0.8 else None, device=self.dev)
+                       owner=mem if owned else None, device=self.dev)
 
     def use_tensor(self):
         r = self.r
@@ -323,6 +327,7 @@ class Fuzzer:
         for o in self.pool:
             if o is not self.dev:
                 o.close()
+        self.unowned.close()
         self.dev.close()
         self.pool.clear()
         hg.release_defaults()

@@ -538,5 +538,28 @@ def test_closing_a_pinned_plan_or_its_stream_while_another_thread_runs_it_is_cle
     finally:
         sys.setswitchinterval(old)
     assert not other, other[:3]
-    assert outcomes == {"ran", "closed"}
+    assert "ran" in outcomes and outcomes <= {"ran", "closed"}    # "closed" when the close won a race
     assert _counts(hg) == before
+
+
+@pytest.mark.parametrize("where", ["default", "own"])
+def test_plan_left_pinned_at_exit_is_released_quietly(where):
+    """A script that ends with a repeatable plan still pinned on a stream (nothing closed, no
+    sync) exits 0 with nothing on stderr: the pins are let go of before the interpreter's last
+    collection, which can no longer run the Python layer's releases."""
+    import subprocess
+    import sys
+    script = f"""
+import numpy as np, pyacl_hardgrad as hg
+from pyacl_hardgrad import ops
+spec = next(s for s in ops.operators().values() if len(s.tensor_inputs) == 2 and not s.scalars
+            and s.params[2].role == "out")
+G = hg.from_numpy(np.ones(8, np.float32)); O = hg.empty((8,), hg.float32)
+S = hg.default_device().default_stream() if "{where}" == "default" else hg.Stream(hg.default_device())
+p = getattr(hg, spec.name + "Plan")(G, G, O, repeatable=True)
+p.run(None, S, sync=True)
+p.run(None, S)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""

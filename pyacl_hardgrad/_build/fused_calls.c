@@ -360,11 +360,11 @@ static void hgb_give_back(hgb_obj *stream, hgb_obj **items, int n)
 /* Wait for the stream, then let go of what was held before the wait.  `drop`: the caller's own
  * reference to the stream, let go of before the held objects, so that a stream whose last holder
  * is a device among them is destroyed before that device is released. */
-static int hgb_sync_drop(hgb_obj *stream, bool drop)
+static int hgb_sync_take(hgb_obj *stream, bool drop, bool unpin)
 {
     hgb_obj *local[64];
     int n = 0;
-    hgb_obj **items = hgb_take_held(stream, &n, local, 64, false);
+    hgb_obj **items = hgb_take_held(stream, &n, local, 64, unpin);
     int st = aclrtSynchronizeStream(stream->handle);
     if (st != 0 && n > 0)
         hgb_give_back(stream, items, n);
@@ -377,6 +377,11 @@ static int hgb_sync_drop(hgb_obj *stream, bool drop)
     return st;
 }
 
+static int hgb_sync_drop(hgb_obj *stream, bool drop)
+{
+    return hgb_sync_take(stream, drop, false);
+}
+
 static int hgb_sync(hgb_obj *stream)
 {
     return hgb_sync_drop(stream, false);
@@ -387,6 +392,13 @@ int hgb_stream_sync(hgb_obj *stream)
     if (!hgb_obj_hold(stream))
         return HGB_CLOSED;
     return hgb_sync_drop(stream, true);
+}
+
+int hgb_stream_unpin(hgb_obj *stream)
+{
+    if (!hgb_obj_hold(stream))
+        return HGB_CLOSED;
+    return hgb_sync_take(stream, true, true);
 }
 
 /* Remember `stream` as the last user of the tensor's storage. */

@@ -73,6 +73,9 @@ void hgb_stream_borrowed(hgb_obj *stream);
 int hgb_stream_hold(hgb_obj *stream, hgb_obj *const *objs, int n); /* retains them; 0 when one was released */
 int64_t hgb_stream_held(hgb_obj *stream);
 int hgb_stream_sync(hgb_obj *stream);    /* HGB_CLOSED for a closed stream */
+/* As hgb_stream_sync, and let go of every plan pinned on the stream, closed or not (at interpreter
+ * exit: what the pins hold is then released while the Python layer can still run releases). */
+int hgb_stream_unpin(hgb_obj *stream);
 /* Wait for the stream that last used this tensor's storage (no-op when none); a status. */
 int hgb_tensor_wait(hgb_obj *tensor);
 int hgb_obj_kind(hgb_obj *o);
