@@ -75,7 +75,7 @@ print("OK")
 
 
 @pytest.mark.parametrize("placement", ["two_cpus", "pinned"])
-@pytest.mark.parametrize("inline", ["", "0"])
+@pytest.mark.parametrize("inline", ["1", "0", ""])
 def test_small_calls_match_numpy_and_keep_stream_order(hg, tmp_path, placement, inline):
     if not hg.BACKEND.is_embedded:
         pytest.skip("the embedded runtime's inline path")

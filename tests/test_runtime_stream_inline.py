@@ -1,8 +1,8 @@
 """Small kernel tasks on an idle stream run inside the launch call (tests/c/stream_inline.c):
 stream order against queued work, later launches from other threads, records, event waits,
 synchronize with and without a time-out, stream query and destroy; the operator path; one
-usable CPU.  Every check runs with inline execution on (the default) and off
-(PYACL_HARDGRAD_INLINE=0), natively, some under valgrind memcheck and all under
+usable CPU.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1) and off
+(0, the default), natively, some under valgrind memcheck and all under
 ThreadSanitizer."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ CHECKS = ["idle_small_runs_in_launch", "busy_stream_queues_small_task", "inline_
           "operator_launch_inline", "single_cpu_hand_offs", "mid_size_inline_when_worker_sleeps"]
 
 # the runtime's tuning variables unset (defaults), and inline execution on or off
-MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "", "PYACL_HARDGRAD_INLINE_MAX": "", "PYACL_HARDGRAD_SPIN_US": ""},
+MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "1", "PYACL_HARDGRAD_INLINE_MAX": "", "PYACL_HARDGRAD_SPIN_US": ""},
          "worker_only": {"PYACL_HARDGRAD_INLINE": "0", "PYACL_HARDGRAD_INLINE_MAX": "",
                          "PYACL_HARDGRAD_SPIN_US": ""}}
 

@@ -1,7 +1,7 @@
 /* Small kernel tasks on an idle stream run on the launching thread (hg_stream_launch), with
  * the order, events, synchronisation, destroy and multi-thread behaviour the stream's worker
- * gives.  Every check runs with inline execution on (the default) and off
- * (PYACL_HARDGRAD_INLINE=0): where the two differ (which thread ran a task) the check reads
+ * gives.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1) and off
+ * (0, the default): where the two differ (which thread ran a task) the check reads
  * the setting; everything a program can observe through the API must be the same.
  *
  *   stream_inline --list | <check>
@@ -25,7 +25,7 @@ extern aclError hg_stream_launch(aclrtStream stream, const char *caller, hg_task
 static bool inline_on(void)
 {
     const char *v = getenv("PYACL_HARDGRAD_INLINE");
-    return !(v && strcmp(v, "0") == 0);
+    return v && strcmp(v, "1") == 0; /* off by default */
 }
 
 /* ---------------------------------------------------------------- task helpers */
