@@ -352,8 +352,9 @@ def test_memory_stats_default_to_the_current_device_and_reset_peaks(hg, dev):
 
 
 def test_info_reports_the_allocator():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_ALLOCATOR")}
     proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "info"], capture_output=True, text=True,
-                          cwd="/", timeout=60)
+                          cwd="/", timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("allocator:"))
     assert "caching" in line and "PYACL_HARDGRAD_ALLOCATOR" in line
