@@ -25,10 +25,8 @@ atomic_int hg_rt_live;
  * cost of handing it to the worker and back. */
 #define DEFAULT_INLINE_MAX 4096ull
 #define MAX_INLINE_MAX (1ull << 40)
-/* PYACL_HARDGRAD_INLINE when unset: off until an intermittent crash of the Python API
- * fuzzer seen with it on (2 of 15 runs of tests/api_fuzzer.py --seed 1, none of 10 with it
- * off) is understood. */
-#define DEFAULT_INLINE false
+/* PYACL_HARDGRAD_INLINE when unset: on (small tasks on an idle stream run in the launch). */
+#define DEFAULT_INLINE true
 
 uint64_t hg_now_ns(void)
 {
