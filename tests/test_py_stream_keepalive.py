@@ -552,11 +552,10 @@ def test_plan_left_pinned_at_exit_is_released_quietly(where):
     script = f"""
 import numpy as np, pyacl_hardgrad as hg
 from pyacl_hardgrad import ops
-spec = next(s for s in ops.operators().values() if len(s.tensor_inputs) == 2 and not s.scalars
-            and s.params[2].role == "out")
+spec = next(s for s in ops.operators().values() if [p.kind for p in s.params] == ["tensor", "tensor", "out"])
 G = hg.from_numpy(np.ones(8, np.float32)); O = hg.empty((8,), hg.float32)
-S = hg.default_device().default_stream() if "{where}" == "default" else hg.Stream(hg.default_device())
-p = getattr(hg, spec.name + "Plan")(G, G, O, repeatable=True)
+S = hg.default_device().default_stream if "{where}" == "default" else hg.Stream(hg.default_device())
+p = getattr(hg, spec.plan_name)(G, G, O, repeatable=True)
 p.run(None, S, sync=True)
 p.run(None, S)
 """
