@@ -190,12 +190,12 @@ def test_split_threshold_follows_the_row_cost(embedded, tmp_path, threads, split
 
 def test_the_default_split_rule_is_reported(embedded, tmp_path):
     """Without PYACL_HARDGRAD_SPLIT_NS: split from 4 measured hand-offs, at least 8 us and at
-    most 100 us; a row's threshold is that time over its cost per element."""
+    most 25 us; a row's threshold is that time over its cost per element."""
     base, _ = _probe(tmp_path, n=10)
     simd = _simd_path(base["settings"])
     out, _ = _probe(tmp_path, n=10, PYACL_HARDGRAD_THREADS="2", PYACL_HARDGRAD_KERNEL_FAKE_NS=f"{simd}:0.25")
     s = out["settings"]
-    assert s["handoff_ns"] > 0 and s["split_min_ns"] == min(100000.0, max(8000.0, 4 * s["handoff_ns"]))
+    assert s["handoff_ns"] > 0 and s["split_min_ns"] == min(25000.0, max(8000.0, 4 * s["handoff_ns"]))
     for r in _rows(out):
         assert r["parallel_min_elements"] == int(s["split_min_ns"] / 0.25) + 1, r
 

@@ -38,7 +38,7 @@
 #define HG_POOL_SPIN_MAX_US 100000u
 #define HG_POOL_SPLIT_FLOOR_NS 8000.0
 #define HG_POOL_SPLIT_FACTOR 4.0
-#define HG_POOL_SPLIT_CEIL_NS 100000.0     /* jobs this long always split: a wasted split costs ~1% */
+#define HG_POOL_SPLIT_CEIL_NS 25000.0      /* jobs this long always split: a split costs a few us, and the per-element cost measured in cache understates a large call */
 #define HG_POOL_HANDOFF_START_NS 5000.0     /* the estimate before any job was split */
 #define HG_POOL_HANDOFF_MAX_NS 1000000.0
 #define HG_POOL_SPLIT_MAX_NS 1e12
