@@ -816,30 +816,31 @@ class Plan(CHandle):
             stream = self._state.get_default_stream()
         elif type(stream) is not Stream:
             raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
-        w = _NULL
-        if workspace is not None:
+        if workspace is None or not self.workspace_size:
+            if workspace is not None and not isinstance(workspace, DeviceMemory):
+                self._bad_workspace(workspace)
+            # the wait is part of the call: a small task on an idle stream has run in the launch
+            st = _plan_run(self._o, stream._o, _WAIT if sync else 0)
+        else:
             if not isinstance(workspace, DeviceMemory):
-                raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
-                                f"{type(workspace).__name__}")
-            if self.workspace_size:
-                if workspace.nbytes < self.workspace_size:
-                    raise ValueError(f"workspace of {workspace.nbytes} bytes, {self.workspace_size} needed")
-                w = workspace._o
-        try:
-            c = _tls.c
-        except AttributeError:
-            c = _call_buffer()
-        st = _plan_run(c, self._o, stream._o, w, 0)
+                self._bad_workspace(workspace)
+            if workspace.nbytes < self.workspace_size:
+                raise ValueError(f"workspace of {workspace.nbytes} bytes, {self.workspace_size} needed")
+            st = _plan_run_in(self._o, stream._o, workspace._o, _WAIT if sync else 0)
         if st:
-            self._run_failed(st, c, stream, workspace)
+            self._run_failed(st, _thread_call(), stream, workspace)
         self._runs += 1
-        if sync:
-            st = _sync(stream._o)
-            if st:
-                sync_failed(stream, st)
         return self.out
 
+    @staticmethod
+    def _bad_workspace(workspace):
+        raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
+                        f"{type(workspace).__name__}")
+
     def _run_failed(self, st, c, stream, workspace):
+        if c.function != _NULL and ffi.string(c.function) == b"aclrtSynchronizeStream":
+            self._runs += 1     # launched: only the wait failed (the stream keeps what the work uses)
+            sync_failed(stream, st)
         if st == _CONSUMED:
             raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
                                     "create it with repeatable=True to run it again")
@@ -854,7 +855,8 @@ class Plan(CHandle):
 
 
 _plan_run = lib.hgb_plan_run
-_sync = lib.hgb_stream_sync
+_plan_run_in = lib.hgb_plan_run_in
+_thread_call = lib.hgb_thread_call
 
 
 def _make_plan_class(spec: OpSpec):

@@ -937,7 +937,11 @@ static int hgb_pinned_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, int fl
     return st;
 }
 
-int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
+static _Thread_local hgb_call hgb_own_call;
+
+hgb_call *hgb_thread_call(void) { return &hgb_own_call; }
+
+static int hgb_run_plan(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
 {
     if (workspace == NULL && __atomic_load_n(&plan->pin, __ATOMIC_ACQUIRE) == stream) {
         int st = hgb_pinned_run(call, plan, stream, flags);
@@ -988,6 +992,16 @@ int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *worksp
     }
     hgb_obj *held[2] = {plan, workspace};
     return hgb_launched(call, held, workspace != NULL ? 2 : 1, stream, flags);
+}
+
+int hgb_plan_run(hgb_obj *plan, hgb_obj *stream, int flags)
+{
+    return hgb_run_plan(&hgb_own_call, plan, stream, NULL, flags);
+}
+
+int hgb_plan_run_in(hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
+{
+    return hgb_run_plan(&hgb_own_call, plan, stream, workspace, flags);
 }
 
 int64_t hgb_stream_pinned(hgb_obj *stream)

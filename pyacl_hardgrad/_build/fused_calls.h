@@ -100,8 +100,14 @@ int hgb_plan_finish(hgb_call *call, int status, hgb_obj *const *args, int n, int
  * the plan is closed and the stream has synchronised since, or the stream is destroyed, and its
  * later runs there hold nothing (the stream's destroy and the pin's release wait for a run in its
  * launch).  HGB_CONSUMED for a one-shot plan that ran; HGB_CLOSED with index 0 (plan), 1 (stream),
- * 2 (workspace). */
-int hgb_plan_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags);
+ * 2 (workspace); HGB_WAIT waits as hgb_stream_sync. */
+int hgb_plan_run(hgb_obj *plan, hgb_obj *stream, int flags);   /* the plan's own workspace */
+int hgb_plan_run_in(hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags);
+/* The calling thread's record of its last failed call, for the entry points that take no
+ * hgb_call (hgb_plan_run, hgb_plan_run_in): function and index as in hgb_call.  A thread-local
+ * record spares the per-call argument and the Python layer's per-thread lookup; it is read right
+ * after the failure, before the thread makes another call. */
+hgb_call *hgb_thread_call(void);
 int64_t hgb_stream_pinned(hgb_obj *stream);  /* how many plans are pinned on the stream */
 uint64_t hgb_plan_workspace_size(hgb_obj *plan);
 

@@ -563,7 +563,7 @@ def _check_result(op, ours: np.ndarray, ref: np.ndarray) -> bool:
 FLOOR_ITEMS = (
     # (name, what it calls per iteration, the C++ loop it is paired with)
     ("plan_two_calls", "lib.aclnnXxx(...) + lib.aclrtSynchronizeStream(h)", "plan"),
-    ("plan_one_call", "lib.hgb_plan_run(..., HGB_WAIT): hold, phase 2, hand-over + wait in one call", "plan"),
+    ("plan_one_call", "lib.hgb_plan_run(plan, stream, HGB_WAIT): phase 2 + wait in one call", "plan"),
     ("fresh_three_calls", "lib.aclnnXxxGetWorkspaceSize + aclnnXxx + aclrtSynchronizeStream", "fresh"),
     ("fresh_one_call", "lib.hgb_call_aclnnXxx(..., HGB_WAIT): hold, phase 1, phase 2, hand-over "
                        "+ wait in one call", "fresh"),
@@ -600,7 +600,7 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
         def plan_one_call(k):
             for _ in range(k):
-                run1(call, po, so, null, wait)
+                run1(po, so, wait)
 
         def fresh_three_calls(k):
             for _ in range(k):
