@@ -13,7 +13,7 @@ import numpy as np
 from . import _args
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
-from .device import _default_state, _state_of, default_device
+from .device import Device, _default_state, _state_of, default_device
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, check, recent_error_message, warn_status
 from .memory import DeviceMemory, _calls, _Hold, allocation_failed, call_buffer
@@ -525,7 +525,10 @@ def _new_layout(shape, dtype) -> tuple:
 def _allocated(t: Tensor, lay: tuple, device) -> Tensor:
     """Fill ``t`` as a new row-major tensor of layout ``lay`` on ``device`` (None: the default
     device): memory from the caching allocator and the aclTensor, made in one call."""
-    state = _default_state() if device is None else _state_of(device)
+    if type(device) is Device and device._live[0]:
+        state = device._state
+    else:
+        state = _default_state() if device is None else _state_of(device)
     if state.context is None:
         state.ensure_current()
     try:
