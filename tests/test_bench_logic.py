@@ -466,3 +466,20 @@ def test_sweep_settle_option(bench):
     assert bench.options(ap.parse_args(["--sweep-settle-ms", "0"]))["sweep_settle_ms"] == 0
     with pytest.raises(ValueError, match="--sweep-settle-ms"):
         bench.options(ap.parse_args(["--sweep-settle-ms", "-1"]))
+
+
+def test_sweep_report_says_where_torch_ran(S):
+    """The sweep's header names PyTorch's process: its own worker, or (results saved before it
+    had one) the worker that timed ours."""
+    row = {"op": "a", "dtype": "float32", "size": K, "ours": _stats(90.0), "ours_call": _stats(95.0),
+           "torch": _stats(100.0), "gbps": 1.0, "copy": {"copy": _stats(50.0)}, "matches_numpy": {"auto": True},
+           "ratios": {"ours_over_torch": 0.9, "call_over_torch": 0.95, "fraction_of_copy": 0.8, "path_over_auto": {},
+                      "fastest_path": None}}
+    new = {"results": [row], "forced": [], "paths": {}, "torch_worker": "sweep-torch", "settle_ms": 50.0,
+           "threads": {"ours": 2, "torch": 2}}
+    text = "\n".join(S.section_lines({"sweep": new}))
+    assert "in a worker process of its own (threads: ours 2, torch 2)" in text and "at most 50 ms" in text
+    old = {k: v for k, v in new.items() if k not in ("torch_worker", "settle_ms", "threads")}
+    text = "\n".join(S.section_lines({"sweep": old}))
+    assert "in the same worker as ours" in text and "at most" not in text
+    assert "0.90" in text

@@ -619,7 +619,8 @@ def section_lines(result: dict, markdown: bool = False) -> list[str]:
     sw = result.get("sweep")
     if _measured(lines, sw, "sweep"):
         th = sw.get("threads") or {}
-        where = ("in a worker process of its own" if sw.get("torch_worker") else "in the same worker as ours")
+        where = ("in the same worker as ours" if "torch_worker" not in sw        # results saved before
+                 else "in a worker process of its own" if sw["torch_worker"] else "not measured")
         settle = (f"; each batch answered once its worker's threads slept (at most {sw['settle_ms']:g} ms)"
                   if sw.get("settle_ms") else "")
         lines.append("sweep: ours = repeatable plan run(sync=True), call = one-call with out= and sync=True, "
