@@ -133,6 +133,144 @@ def test_sweep_memory_estimate(S):
     assert 4 * 2 ** 30 < need < 16 * 2 ** 30
     assert S.sweep_memory_need(64 * M, 4, 2, 0) < need
     assert S.sweep_memory_need(64 * M, 2, 2, 2) < need
+    # the PyTorch worker holds the host inputs, its output and its copy's arrays: 6 arrays + temporary
+    assert need - S.sweep_memory_need(64 * M, 4, 2, 2, torch=False) == 6 * 256 * M + 12 * 64 * M
+
+
+def test_settle_waits_until_the_process_is_quiet(bench):
+    """worker.settle sleeps in slots until one in which the process used less than a quarter of
+    the slot's CPU time, at most max_ms (a fake clock: nothing is timed)."""
+    from pyacl_hardgrad.bench import worker as W
+
+    class Clock:
+        def __init__(self, busy_slots):
+            self.wall, self.cpu, self.busy, self.slots = 0, 0.0, busy_slots, 0
+
+        def sleep(self, s):
+            self.wall += int(s * 1e9)
+            # a spinning thread uses the whole slot; then only the sleeping thread's crumbs
+            self.cpu += s if self.slots < self.busy else s * 0.05
+            self.slots += 1
+    c = Clock(4)
+    waited, quiet = W.settle(50, cpu=lambda: c.cpu, wall=lambda: c.wall, sleep=c.sleep)
+    assert quiet is True and c.slots == 5 and waited == 5_000_000
+    c = Clock(1000)                          # never quiet: gives up after max_ms
+    waited, quiet = W.settle(10, cpu=lambda: c.cpu, wall=lambda: c.wall, sleep=c.sleep)
+    assert quiet is False and c.slots == 10 and waited == 10_000_000
+
+
+class _FakeSide:
+    def __init__(self, label, log, times):
+        self.label, self.log, self.times, self.n = label, log, times, 0
+
+    def calibrate(self, ns):
+        self.log.append(("cal", self.label, ns))
+        return 1 if self.label == "big" else 5
+
+    def batch(self, k, warm):
+        self.log.append(("time", self.label, k, warm))
+        self.n += 1
+        return self.times[self.n - 1]
+
+
+def test_timed_rounds_rotates_the_sides_every_round(bench):
+    """Each side is calibrated to target/rounds per batch; every round times each side of every
+    item once, the order of an item's sides rotating by one per round; a batch of one call has
+    no warm-up call."""
+    R = bench.runner
+    log = []
+    items = [("x", [_FakeSide(s, log, [1.0] * 3) for s in ("a", "b", "c")]),
+             ("y", [_FakeSide(s, log, [2.0] * 3) for s in ("d", "big")])]
+    res = R.timed_rounds(items, 3, 3e6)
+    assert [e for e in log if e[0] == "cal"] == [("cal", s, 1e6) for s in ("a", "b", "c", "d", "big")]
+    timed = [e[1] for e in log if e[0] == "time"]
+    assert timed == ["a", "b", "c", "d", "big",
+                     "b", "c", "a", "big", "d",
+                     "c", "a", "b", "d", "big"]
+    assert {e[1]: (e[2], e[3]) for e in log if e[0] == "time"} == {
+        "a": (5, True), "b": (5, True), "c": (5, True), "d": (5, True), "big": (1, False)}
+    assert res["x"]["a"] == {"ns": [1.0, 1.0, 1.0], "iters": 5} and res["y"]["big"]["iters"] == 1
+
+
+class _FakeWorker:
+    """Answers a worker's requests without a process; logs every request; batch times come
+    from ``times[(worker label, body)]`` in round order."""
+
+    def __init__(self, label, log, times, ops):
+        self.label, self.log, self.times, self.ops = label, log, times, ops
+        self.hello, self.count = {"threads": 2}, {}
+
+    def ask(self, req):
+        self.log.append((self.label, req))
+        cmd = req["cmd"]
+        if cmd == "group":
+            bodies = [f"{op}:{f}" for op in req["ops"] for f in req["forms"]]
+            if req.get("copy"):
+                bodies += ["copy"] + (["torch_copy"] if req.get("torch") else [])
+            return {"bodies": bodies, "na": {}, "torch_threads": 2 if req.get("torch") else None}
+        if cmd == "cal":
+            return {"iters": 4}
+        if cmd == "time":
+            key = (self.label, req["body"])
+            i = self.count[key] = self.count.get(key, -1) + 1
+            return {"ns": self.times[key][i], "settle_ns": 4e6 if self.label == "torch" else 1e6, "settled": True}
+        if cmd == "check":
+            return {"matches": {op: True for op in self.ops}}
+        return {}
+
+
+def _fake_sweep(bench, S, torch=True):
+    op = bench.runner.DEFAULT_OPS[0]
+    log, times = [], {("auto", f"{op}:plan_s"): [50.0, 300.0, 90.0], ("auto", f"{op}:out_s"): [60.0, 60.0, 60.0],
+                      ("torch", f"{op}:torch"): [100.0, 100.0, 300.0], ("scalar", f"{op}:plan_s"): [500.0] * 3,
+                      ("auto", "copy"): [40.0, 20.0, 40.0], ("torch", "torch_copy"): [30.0, 30.0, 30.0]}
+    workers = {w: _FakeWorker(w, log, times, [op]) for w in ("auto", "scalar") + (("torch",) if torch else ())}
+    threads = {}
+    rows = S._sweep_group(workers, ["scalar"], [op], "float32", 1024, 3, 3e6, 50.0, threads)
+    return op, log, rows, threads
+
+
+def test_sweep_times_ours_and_torch_in_separate_workers(bench, S):
+    """Ours and numpy's copy run in the auto worker, which is never asked for PyTorch; PyTorch's
+    call and copy in the torch worker; the forced path in its own.  Every calibration and batch
+    asks its worker to settle; the rounds alternate the sides; the ratios are medians of the
+    per-round ratios (not ratios of medians)."""
+    op, log, rows, threads = _fake_sweep(bench, S)
+    groups = {w: req for w, req in log if req["cmd"] == "group"}
+    assert groups["auto"]["torch"] is False and set(groups["auto"]["forms"]) == {"plan_s", "out_s"}
+    assert groups["torch"]["torch"] is True and groups["torch"]["forms"] == ["torch"]
+    assert groups["scalar"]["forms"] == ["plan_s"] and not groups["scalar"].get("torch")
+    timed = [(w, req["body"]) for w, req in log if req["cmd"] == "time"]
+    assert {b for w, b in timed if w == "auto"} == {f"{op}:plan_s", f"{op}:out_s", "copy"}
+    assert {b for w, b in timed if w == "torch"} == {f"{op}:torch", "torch_copy"}
+    assert {b for w, b in timed if w == "scalar"} == {f"{op}:plan_s"}
+    assert all(req.get("settle_ms") == 50.0 for w, req in log if req["cmd"] in ("cal", "time"))
+    sides = [("auto", f"{op}:plan_s"), ("auto", f"{op}:out_s"), ("torch", f"{op}:torch"), ("scalar", f"{op}:plan_s")]
+    copies = [("auto", "copy"), ("torch", "torch_copy")]
+    want = []
+    for r in range(3):
+        want += sides[r % 4:] + sides[:r % 4] + copies[r % 2:] + copies[:r % 2]
+    assert timed == want
+    [row] = rows
+    ra = row["ratios"]
+    assert ra["ours_over_torch"] == pytest.approx(0.5)          # per round 0.5, 3.0, 0.3
+    assert row["ours"]["median_ns"] / row["torch"]["median_ns"] == pytest.approx(0.9)
+    assert ra["call_over_torch"] == pytest.approx(0.6)          # 0.6, 0.6, 0.2
+    assert ra["path_over_auto"]["scalar"] == pytest.approx(500 / 90)
+    assert row["copy_rounds"] == [30.0, 20.0, 30.0]             # the faster copy of each round
+    # ours moves 3 arrays of 1024 floats, the copy 2: per round (3/ours) / (2/copy)
+    assert ra["fraction_of_copy"] == pytest.approx(1.5 * 30 / 90)
+    assert row["settle_ms"]["torch"] == 4.0 and row["settle_ms"]["ours"] == 1.0
+    assert row["matches_numpy"] == {"auto": True, "scalar": True}
+    assert threads == {"ours": 2, "torch": 2}
+
+
+def test_sweep_without_torch_has_no_torch_side(bench, S):
+    op, log, rows, threads = _fake_sweep(bench, S, torch=False)
+    assert {w for w, _ in log} == {"auto", "scalar"}
+    [row] = rows
+    assert row["torch"] is None and row["ratios"]["ours_over_torch"] is None
+    assert set(row["copy"]) == {"copy"} and "torch" not in threads
 
 
 def _stats(ns):
@@ -261,6 +399,7 @@ def test_worker_protocol_placement_and_forced_path(bench, S):
     w = S.WorkerProc("test", env={"PYACL_HARDGRAD_KERNEL_ISA": "scalar"}, cpus={cpu})
     try:
         assert w.hello["affinity"] == [cpu] and w.hello["isa_env"] == "scalar"
+        assert w.hello["torch_loaded"] is False
         g = w.ask({"cmd": "group", "dtype": "float32", "n": 100, "ops": [op], "forms": ["plan_s", "out_s", "bogus"],
                    "copy": True})
         assert set(g["bodies"]) == {f"{op}:plan_s", f"{op}:out_s", "copy"}
@@ -268,6 +407,9 @@ def test_worker_protocol_placement_and_forced_path(bench, S):
         assert w.ask({"cmd": "time", "body": f"{op}:plan_s", "k": 3, "warm": False})["ns"] > 0
         assert w.ask({"cmd": "check"})["matches"] == {op: True}
         assert [t["path"] for t in w.isa_trace()] == ["scalar"]
+        settled = w.ask({"cmd": "time", "body": f"{op}:plan_s", "k": 2, "warm": True, "settle_ms": 20})
+        assert settled["ns"] > 0 and 0 < settled["settle_ns"] and isinstance(settled["settled"], bool)
+        assert w.status()["torch_loaded"] is False           # a group without PyTorch never imports it
         with pytest.raises(S.WorkerError, match="no body"):
             w.ask({"cmd": "time", "body": "nothing", "k": 1})
         first = w.ask({"cmd": "first", "body": f"{op}:out_s", "calls": 30, "block": 10})
@@ -295,3 +437,49 @@ def test_worker_checks_large_results_on_a_sample(bench, S):
         assert w.ask({"cmd": "check"})["matches"] == {op: True}
     finally:
         w.close()
+
+
+def test_worker_torch_only_group_makes_none_of_our_objects(bench, S):
+    """The sweep's PyTorch worker: a group of PyTorch forms holds PyTorch's bodies and the copies,
+    allocates no device memory of ours and runs no kernel of ours."""
+    pytest.importorskip("torch")
+    ops = list(bench.runner.DEFAULT_OPS[:2])
+    w = S.WorkerProc("test-torch")
+    try:
+        g = w.ask({"cmd": "group", "dtype": "bfloat16", "n": 1000, "ops": ops, "forms": ["torch"], "torch": True,
+                   "copy": True})
+        assert set(g["bodies"]) == {*(f"{op}:torch" for op in ops), "copy", "torch_copy"}
+        assert g["torch_threads"] == bench.runner.our_kernel_threads()
+        st = w.status()
+        assert st["torch_loaded"] is True
+        assert st["memory_stats"]["allocations"] == 0
+        assert w.ask({"cmd": "time", "body": f"{ops[0]}:torch", "k": 3, "warm": True, "settle_ms": 20})["ns"] > 0
+        assert w.ask({"cmd": "check"})["matches"] == {}
+        assert w.isa_trace() == []
+    finally:
+        w.close()
+
+
+def test_sweep_settle_option(bench):
+    ap = bench.build_parser()
+    assert bench.options(ap.parse_args([]))["sweep_settle_ms"] is None
+    assert bench.options(ap.parse_args(["--sweep-settle-ms", "0"]))["sweep_settle_ms"] == 0
+    with pytest.raises(ValueError, match="--sweep-settle-ms"):
+        bench.options(ap.parse_args(["--sweep-settle-ms", "-1"]))
+
+
+def test_sweep_report_says_where_torch_ran(S):
+    """The sweep's header names PyTorch's process: its own worker, or (results saved before it
+    had one) the worker that timed ours."""
+    row = {"op": "a", "dtype": "float32", "size": K, "ours": _stats(90.0), "ours_call": _stats(95.0),
+           "torch": _stats(100.0), "gbps": 1.0, "copy": {"copy": _stats(50.0)}, "matches_numpy": {"auto": True},
+           "ratios": {"ours_over_torch": 0.9, "call_over_torch": 0.95, "fraction_of_copy": 0.8, "path_over_auto": {},
+                      "fastest_path": None}}
+    new = {"results": [row], "forced": [], "paths": {}, "torch_worker": "sweep-torch", "settle_ms": 50.0,
+           "threads": {"ours": 2, "torch": 2}}
+    text = "\n".join(S.section_lines({"sweep": new}))
+    assert "in a worker process of its own (threads: ours 2, torch 2)" in text and "at most 50 ms" in text
+    old = {k: v for k, v in new.items() if k not in ("torch_worker", "settle_ms", "threads")}
+    text = "\n".join(S.section_lines({"sweep": old}))
+    assert "in the same worker as ours" in text and "at most" not in text
+    assert "0.90" in text

@@ -111,6 +111,11 @@ def test_bench_sections_structure(bench, tiny):
     assert sw["sizes"] == [8, 16]
     assert sw["forced"] == [p for p in S.KERNEL_PATHS if S.kernel_paths()[p] is None]
     assert sw["auto_path"] in S.KERNEL_PATHS
+    # PyTorch ran in a worker of its own; the worker that timed ours never imported it
+    assert sw["torch_worker"] == "sweep-torch" and sw["settle_ms"] == S.DEFAULT_SETTLE_MS
+    assert sw["torch_imported"] == {"auto": False, "torch": True, **{p: False for p in sw["forced"]}}
+    assert sw["threads"] == {"ours": tiny["threads"]["ours"], "torch": tiny["threads"]["ours"]}
+    assert "torch" not in sw["trace"] and set(sw["trace"]) == {"auto", *sw["forced"]}
     assert [(r["op"], r["dtype"], r["size"]) for r in sw["results"]] == [
         (op, d, n) for d in dtypes for n in (8, 16) for op in ops]
     for r in sw["results"]:
@@ -124,6 +129,8 @@ def test_bench_sections_structure(bench, tiny):
                                                                                    r["rounds"]["torch"]))[1])
         assert ra["fraction_of_copy"] > 0 and set(ra["path_over_auto"]) == set(sw["forced"])
         assert all(r["matches_numpy"].values()) and set(r["matches_numpy"]) == {"auto", *sw["forced"]}
+        assert set(r["settle_ms"]) == {"ours", "ours_call", "torch", "copy", "torch_copy", *sw["forced"]}
+        assert all(v > 0 for v in r["settle_ms"].values())
     pl = tiny["placement"]
     if "na" not in pl:
         assert len(pl["one_cpu"]) == 1 and len(pl["two_cpus"]) == 2
@@ -152,7 +159,7 @@ def test_bench_sections_structure(bench, tiny):
     assert all(r["calls"] == 300 and r["rss_after_kib"] > 0 for r in rs["results"])
     mem = tiny["memory"]
     assert mem["main"]["vmhwm_kib"] > 0
-    assert {"forms", "rss", "sweep-auto"} <= set(mem["workers"])
+    assert {"forms", "rss", "sweep-auto", "sweep-torch"} <= set(mem["workers"])
     assert all(v["vmhwm_kib"] >= v["vmrss_kib"] > 0 for v in mem["workers"].values())
     names = [t["target"] for t in tiny["targets"]]
     assert len(names) == len(set(names)) == 12
@@ -237,6 +244,7 @@ def test_bench_cli_writes_json(hg, tmp_path):
     sw = data["sweep"]
     assert [(r["op"], r["dtype"], r["size"]) for r in sw["results"]] == [(op, "float16", 8), (op, "float16", 16)]
     assert sw["forced"] == ["scalar"] and data["settings"]["paths"] == ["scalar"]
+    assert sw["torch_worker"] is None and set(sw["torch_imported"]) == {"auto", "scalar"}
     for r in sw["results"]:
         assert r["torch"] is None and r["ratios"]["ours_over_torch"] is None
         assert set(r["paths"]) == {"scalar"} and len(r["rounds"]["scalar"]) == 2

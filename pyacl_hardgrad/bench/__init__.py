@@ -20,7 +20,7 @@ import sys
 
 from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_ROUNDS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
                      run, size_label)
-from .sections import DEFAULT_SWEEP, KERNEL_PATHS, parse_sweep
+from .sections import DEFAULT_SETTLE_MS, DEFAULT_SWEEP, KERNEL_PATHS, parse_sweep
 
 __all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size", "parse_sweep", "build_parser", "options"]
 
@@ -39,6 +39,10 @@ def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.Argum
                          "A..B (e.g. 1K..16M), full (8..64M), a list (8,1K,1M), or none; default %(default)s")
     ap.add_argument("--sweep-ms", type=float, default=100.0,
                     help="time per side and sweep cell after calibration, split over the rounds")
+    ap.add_argument("--sweep-settle-ms", type=float, default=None,
+                    help="longest pause after each sweep batch until the worker's threads sleep (PyTorch's "
+                         "OpenMP threads spin after a call), so none competes with the next batch; 0: no pause; "
+                         "default %g" % DEFAULT_SETTLE_MS)
     ap.add_argument("--paths", default="all",
                     help="kernel paths each forced in a worker of its own and timed against the automatic choice "
                          f"in the sweep: all (every one this CPU has), none, or a list of {','.join(KERNEL_PATHS)}")
@@ -99,10 +103,12 @@ def options(args) -> dict:
     for name in ("rounds", "repeat"):
         if getattr(args, name) < 1:
             raise ValueError(f"bad --{name}: {getattr(args, name)} (at least 1)")
+    if args.sweep_settle_ms is not None and not 0 <= args.sweep_settle_ms <= 10000:
+        raise ValueError(f"bad --sweep-settle-ms: {args.sweep_settle_ms} (0 to 10000)")
     return dict(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
                 target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
                 cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet, sweep=sweep,
-                paths=parse_paths(args.paths), sweep_ms=args.sweep_ms, placement=not args.no_placement,
+                paths=parse_paths(args.paths), sweep_ms=args.sweep_ms, sweep_settle_ms=args.sweep_settle_ms, placement=not args.no_placement,
                 forms=not args.no_forms, first_calls=args.first_calls, first_procs=args.first_procs)
 
 

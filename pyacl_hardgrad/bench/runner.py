@@ -640,14 +640,17 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
         rounds: int = DEFAULT_ROUNDS, rss_calls: int = 100000, rss_budget_s: float = 30.0, cpp: bool = True, torch_: bool = True,
         quiet: bool = False, command: str | None = None, sweep=None, paths=None, sweep_ms: float = 100.0,
-        placement: bool = True, forms: bool = True, first_calls: int = 5000, first_procs: int = 3) -> dict:
+        placement: bool = True, forms: bool = True, first_calls: int = 5000, first_procs: int = 3,
+        sweep_settle_ms: float | None = None) -> dict:
     """Run every measurement; returns the JSON-able result (see docs/performance.md).
 
     ``sweep``: the sweep's sizes (default sections.DEFAULT_SWEEP; [] for none), timed against
     PyTorch and a copy for every op and dtype, with the kernel ``paths`` (default: every one
     this CPU has; [] for none) each forced in a worker of its own against the automatic choice,
-    ``sweep_ms`` per side and cell; ``placement``: one CPU against two at 8 elements; ``forms``:
-    the call forms at 8 elements; ``first_calls`` calls of a fresh process, ``first_procs``
+    ``sweep_ms`` per side and cell, every sweep batch answered once its worker's threads slept
+    (``sweep_settle_ms`` at most, default sections.DEFAULT_SETTLE_MS; 0: no pause);
+    ``placement``: one CPU against two at 8 elements; ``forms``: the call forms at 8 elements;
+    ``first_calls`` calls of a fresh process, ``first_procs``
     processes per form (0: none); ``rss_calls`` calls of each form for the RSS check (0: none),
     all forms together within ``rss_budget_s``."""
     import pyacl_hardgrad as hg
@@ -655,6 +658,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
 
     from . import sections as S
     sweep = S.parse_sweep(S.DEFAULT_SWEEP) if sweep is None else list(sweep)
+    sweep_settle_ms = S.DEFAULT_SETTLE_MS if sweep_settle_ms is None else float(sweep_settle_ms)
     paths = list(S.KERNEL_PATHS) if paths is None else list(paths)
     for p in paths:
         if p not in S.KERNEL_PATHS:
@@ -688,7 +692,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         "backend": BACKEND.name, "library_files": list(BACKEND.library_files),
         "settings": {"sizes": sizes, "dtypes": dtypes, "ops": ops, "repeat": repeat, "target_ms": target_ms,
                      "rounds": rounds, "rss_calls": rss_calls, "rss_budget_s": rss_budget_s, "sweep": sweep,
-                     "paths": paths, "sweep_ms": sweep_ms, "placement": placement, "forms": forms,
+                     "paths": paths, "sweep_ms": sweep_ms, "sweep_settle_ms": sweep_settle_ms, "placement": placement, "forms": forms,
                      "first_calls": first_calls, "first_procs": first_procs, "torch": have_torch},
         "threads": {"ours": ours_threads, "torch_matched": ours_threads, "torch_default": torch_default},
     }
@@ -814,7 +818,8 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                 ("placement", placement and bool(ops),
                  lambda: S.placement(ops, rounds, target_ns, cpp and server is not None, quiet, procs)),
                 ("sweep", bool(sweep) and bool(ops),
-                 lambda: S.sweep(ops, dtypes, sweep, paths, rounds, sweep_ms * 1e6, quiet, procs, have_torch)),
+                 lambda: S.sweep(ops, dtypes, sweep, paths, rounds, sweep_ms * 1e6, quiet, procs, have_torch,
+                                 sweep_settle_ms)),
                 ("first_calls", first_calls > 0 and first_procs > 0 and bool(ops),
                  lambda: S.first_calls(FLOOR_OP, first_calls, first_procs, quiet, procs)),
                 ("rss_flat", rss_calls > 0 and bool(ops),

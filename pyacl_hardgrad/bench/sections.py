@@ -182,16 +182,29 @@ class WorkerProc:
 
 
 class WorkerSide:
-    """One side of a timed item (runner.timed_rounds): a body of a worker process."""
+    """One side of a timed item (runner.timed_rounds): a body of a worker process.  With
+    ``settle_ms`` the worker answers a calibration or a batch only once none of its threads runs
+    any more (worker.settle, at most that long), so nothing of it competes with the side timed
+    next; ``settles`` keeps the ns each batch's pause took."""
 
-    def __init__(self, label: str, worker: WorkerProc, body: str):
-        self.label, self.worker, self.body = label, worker, body
+    def __init__(self, label: str, worker: WorkerProc, body: str, settle_ms: float = 0.0):
+        self.label, self.worker, self.body, self.settle_ms = label, worker, body, settle_ms
+        self.settles = []
+
+    def _req(self, **kw) -> dict:
+        req = {"body": self.body, **kw}
+        if self.settle_ms:
+            req["settle_ms"] = self.settle_ms
+        return req
 
     def calibrate(self, ns: float) -> int:
-        return self.worker.ask({"cmd": "cal", "body": self.body, "ns": ns})["iters"]
+        return self.worker.ask(self._req(cmd="cal", ns=ns))["iters"]
 
     def batch(self, k: int, warm: bool) -> float:
-        return self.worker.ask({"cmd": "time", "body": self.body, "k": k, "warm": warm})["ns"]
+        ans = self.worker.ask(self._req(cmd="time", k=k, warm=warm))
+        if "settle_ns" in ans:
+            self.settles.append(ans["settle_ns"])
+        return ans["ns"]
 
 
 def _stats(side: dict) -> dict:
@@ -205,31 +218,45 @@ def _record(workers: dict, label: str, st: dict | None) -> None:
 
 # ---------------------------------------------------------------------------- the sweep
 
-def sweep_memory_need(n: int, itemsize: int, ops: int, forced: int) -> int:
-    """Bytes the workers of one sweep group hold at once (estimate): the auto worker keeps the
-    host inputs (PyTorch shares them), the device inputs, one output per operator, PyTorch's
-    output and a copy's two arrays; each forced-path worker the device inputs and outputs; and
+def sweep_memory_need(n: int, itemsize: int, ops: int, forced: int, torch: bool = True) -> int:
+    """Bytes the workers of one sweep group hold at once (estimate): the ``auto`` worker the
+    device inputs, one output per operator and a copy's two arrays (and the host inputs while it
+    makes the device ones); the PyTorch worker the host inputs (PyTorch shares them), PyTorch's
+    output and its copy's two arrays; each forced-path worker the device inputs and outputs; and
     each builds its inputs through a float64 temporary."""
     b = n * itemsize
-    auto = (2 + 2 + ops + 1 + 2 + 1) * b + 12 * n
+    auto = (2 + 2 + ops + 2 + 1) * b + 12 * n
+    torch_w = (2 + 1 + 2 + 1) * b + 12 * n if torch else 0
     one_forced = (2 + 2 + ops) * b + 12 * n
-    return auto + forced * one_forced
+    return auto + torch_w + forced * one_forced
+
+
+# Longest pause after a sweep batch waiting for the worker's threads to sleep (worker.settle);
+# PyTorch's OpenMP threads spin about 4 ms after a call here, ours 50 us.
+DEFAULT_SETTLE_MS = 50.0
 
 
 def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool, procs: dict,
-          torch: bool = True) -> dict:
+          torch: bool = True, settle_ms: float = DEFAULT_SETTLE_MS) -> dict:
     """ours (the repeatable plan's run(sync=True), and the one-call with out= and sync=True)
     against PyTorch (out=, matched threads) and a copy of the same size (numpy's and PyTorch's;
     the faster per round), and each forced kernel path against the automatic choice, per
-    op x dtype x size, in rounds across the worker processes."""
+    op x dtype x size, in rounds across the worker processes: ours and numpy's copy in the
+    ``auto`` worker (which never imports PyTorch), PyTorch's call and copy in a worker of their
+    own, each forced path in its own; every batch is answered only after its worker's threads
+    have gone quiet (``settle_ms`` at most; 0: no pause)."""
     avail = kernel_paths()
     forced = [p for p in paths if avail.get(p) is None]
     out = {"sizes": list(sizes), "paths": {p: avail.get(p, "n/a: unknown path") for p in paths},
-           "forced": forced, "results": [], "skipped": [], "auto_path": None, "trace": {}}
+           "forced": forced, "results": [], "skipped": [], "auto_path": None, "trace": {},
+           "torch_worker": None, "settle_ms": settle_ms}
     if not sizes:
         return out
     workers = {"auto": WorkerProc("sweep-auto")}
     try:
+        if torch:
+            workers["torch"] = WorkerProc("sweep-torch")
+            out["torch_worker"] = workers["torch"].label
         for p in forced:
             workers[p] = WorkerProc(f"sweep-{p}", env={"PYACL_HARDGRAD_KERNEL_ISA": p})
         for dname in dtypes:
@@ -237,13 +264,13 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
             for n in sizes:
                 avail_b = R.mem_available_bytes()
                 use = list(forced)
-                need = sweep_memory_need(n, itemsize, len(ops), len(use))
+                need = sweep_memory_need(n, itemsize, len(ops), len(use), torch)
                 if avail_b is not None and need > 0.7 * avail_b and use:
                     out["skipped"].append({"dtype": dname, "size": n, "what": "forced kernel paths",
                                            "why": f"needs ~{need / 2**30:.1f} GiB with them, MemAvailable "
                                                   f"{avail_b / 2**30:.1f} GiB"})
                     use = []
-                    need = sweep_memory_need(n, itemsize, len(ops), 0)
+                    need = sweep_memory_need(n, itemsize, len(ops), 0, torch)
                 if avail_b is not None and need > 0.7 * avail_b:
                     out["skipped"].append({"dtype": dname, "size": n, "what": "all",
                                            "why": f"needs ~{need / 2**30:.1f} GiB, MemAvailable "
@@ -251,7 +278,8 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
                     continue
                 R._progress(quiet, f"sweep {dname} n={R.size_label(n)} ...")
                 try:
-                    out["results"] += _sweep_group(workers, use, ops, dname, n, rounds, target_ns, torch)
+                    out["results"] += _sweep_group(workers, use, ops, dname, n, rounds, target_ns, settle_ms,
+                                                   out.setdefault("threads", {}))
                 except (WorkerError, R.CppError) as exc:
                     out["skipped"].append({"dtype": dname, "size": n, "what": "error", "why": f"error: {exc}"})
                     if any(w.proc.poll() is not None for w in workers.values()):
@@ -261,8 +289,10 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
                         w.ask({"cmd": "drop"})
             if out.get("error"):
                 break
+        out["torch_imported"] = {label: _torch_loaded(w) for label, w in workers.items()}
         for label, w in workers.items():
-            out["trace"][label] = [t["line"] for t in w.isa_trace()]
+            if label != "torch":
+                out["trace"][label] = [t["line"] for t in w.isa_trace()]
         auto_err = workers["auto"].stderr()
         out["auto_path"] = auto_choice(auto_err)
         out["auto_rows"] = parse_row_choices(auto_err)
@@ -278,33 +308,74 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
     return out
 
 
-def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, torch) -> list[dict]:
-    auto = workers["auto"]
-    g = auto.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s", "out_s", "torch"],
-                  "torch": torch, "copy": True})
-    have = set(g["bodies"])
-    for p in forced:
-        workers[p].ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s"]})
+def _torch_loaded(w: WorkerProc) -> bool | None:
+    """Whether a worker has imported PyTorch (None if it no longer answers)."""
+    try:
+        return w.status().get("torch_loaded")
+    except WorkerError:
+        return None
+
+
+def sweep_items(workers: dict, forced, ops, have: dict, settle_ms: float) -> list:
+    """The timed items of one sweep group (runner.timed_rounds): per operator ours
+    (``<op>:plan_s``) and the one-call (``<op>:out_s``) in the ``auto`` worker, PyTorch's call
+    (``<op>:torch``) in the ``torch`` worker and the repeatable plan in each forced-path worker;
+    then the copies, numpy's in the ``auto`` worker and PyTorch's in the ``torch`` worker.
+    ``have``: {worker label: the bodies its group holds}."""
+    torch_w = workers.get("torch")
+    has = {label: set(have.get(label, ())) for label in workers}
+
+    def side(label, worker, body):
+        return WorkerSide(label, workers[worker], body, settle_ms)
     items = []
     for op in ops:
-        sides = [WorkerSide("ours", auto, f"{op}:plan_s"), WorkerSide("ours_call", auto, f"{op}:out_s")]
-        if f"{op}:torch" in have:
-            sides.append(WorkerSide("torch", auto, f"{op}:torch"))
-        sides += [WorkerSide(p, workers[p], f"{op}:plan_s") for p in forced]
+        sides = [side("ours", "auto", f"{op}:plan_s"), side("ours_call", "auto", f"{op}:out_s")]
+        if torch_w is not None and f"{op}:torch" in has["torch"]:
+            sides.append(side("torch", "torch", f"{op}:torch"))
+        sides += [side(p, p, f"{op}:plan_s") for p in forced]
         items.append((op, sides))
-    items.append(("copy", [WorkerSide(c, auto, c) for c in ("copy", "torch_copy") if c in have]))
+    copies = [side("copy", "auto", "copy")] if "copy" in has["auto"] else []
+    if torch_w is not None and "torch_copy" in has["torch"]:
+        copies.append(side("torch_copy", "torch", "torch_copy"))
+    items.append(("copy", copies))
+    return items
+
+
+def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, settle_ms, threads) -> list[dict]:
+    auto, torch_w = workers["auto"], workers.get("torch")
+    have = {"auto": auto.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s", "out_s"],
+                              "torch": False, "copy": True})["bodies"]}
+    threads.setdefault("ours", auto.hello.get("threads"))
+    if torch_w is not None:
+        g = torch_w.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["torch"], "torch": True,
+                         "copy": True})
+        have["torch"] = g["bodies"]
+        threads.setdefault("torch", g.get("torch_threads"))
+    for p in forced:
+        workers[p].ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s"]})
+    items = sweep_items(workers, forced, ops, have, settle_ms)
     res = R.timed_rounds(items, rounds, target_ns)
+    settles = {(name, s.label): s.settles for name, sides in items for s in sides}
     matches = {"auto": auto.ask({"cmd": "check"})["matches"]}
     for p in forced:
         matches[p] = workers[p].ask({"cmd": "check"})["matches"]
         workers[p].ask({"cmd": "drop"})
+    if torch_w is not None:
+        torch_w.ask({"cmd": "drop"})
     auto.ask({"cmd": "drop"})
+    return sweep_rows(res, ops, dname, n, forced, matches, settles)
+
+
+def sweep_rows(res: dict, ops, dname: str, n: int, forced, matches: dict, settles: dict | None = None) -> list[dict]:
+    """The sweep's result rows of one dtype and size from timed_rounds' answer: the stats per
+    side and the ratios, each the median of the per-round ratios of its two sides."""
     copy = res["copy"]
     copy_ns = [min(v) for v in zip(*(copy[c]["ns"] for c in copy))]
+    itemsize = R.numpy_dtype(dname).itemsize
     rows = []
     for op in ops:
         r = res[op]
-        nbytes = R.tensor_count(op) * n * R.numpy_dtype(dname).itemsize
+        nbytes = R.tensor_count(op) * n * itemsize
         ours = r["ours"]["ns"]
         row = {"op": op, "dtype": dname, "size": n, "bytes_moved": nbytes,
                "ours": _stats(r["ours"]), "ours_call": _stats(r["ours_call"]),
@@ -314,11 +385,15 @@ def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, torch) -> li
                "rounds": {label: side["ns"] for label, side in r.items()},
                "copy_rounds": copy_ns,
                "matches_numpy": {k: v.get(op) for k, v in matches.items()}}
+        if settles is not None:
+            # the median pause (ms) after each side's batches before its worker's threads slept
+            row["settle_ms"] = {label: R._median(v) / 1e6 for (name, label), v in settles.items()
+                                if v and name in (op, "copy")}
         ra = {"ours_over_torch": R._median(R.per_round(ours, r["torch"]["ns"])) if "torch" in r else None,
               "call_over_torch": R._median(R.per_round(r["ours_call"]["ns"], r["torch"]["ns"])) if "torch" in r
               else None,
               # GB/s of ours over GB/s of the copy (2 arrays of n), per round
-              "fraction_of_copy": R._median([(nbytes / a) / (2 * n * R.numpy_dtype(dname).itemsize / c)
+              "fraction_of_copy": R._median([(nbytes / a) / (2 * n * itemsize / c)
                                              for a, c in zip(ours, copy_ns)]) if copy_ns else None,
               "path_over_auto": {p: R._median(R.per_round(r[p]["ns"], ours)) for p in forced}}
         row["ratios"] = ra
@@ -543,8 +618,14 @@ def section_lines(result: dict, markdown: bool = False) -> list[str]:
     lines = []
     sw = result.get("sweep")
     if _measured(lines, sw, "sweep"):
+        th = sw.get("threads") or {}
+        where = ("in the same worker as ours" if "torch_worker" not in sw        # results saved before
+                 else "in a worker process of its own" if sw["torch_worker"] else "not measured")
+        settle = (f"; each batch answered once its worker's threads slept (at most {sw['settle_ms']:g} ms)"
+                  if sw.get("settle_ms") else "")
         lines.append("sweep: ours = repeatable plan run(sync=True), call = one-call with out= and sync=True, "
-                     "torch = PyTorch with out= (matched threads); ratios: medians of per-round ratios; "
+                     f"torch = PyTorch with out= {where} (threads: ours {th.get('ours', '?')}, torch "
+                     f"{th.get('torch', '?')}){settle}; ratios: medians of per-round ratios; "
                      "of copy = GB/s ours / GB/s of the faster copy; <path>/auto = forced path time / automatic")
         forced = sw.get("forced", [])
         cols = (["op", "dtype", "n", "ours", "call", "torch", "ours/torch", "call/torch", "GB/s", "copy GB/s",

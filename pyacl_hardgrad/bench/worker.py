@@ -3,21 +3,28 @@
 ``python -m pyacl_hardgrad bench`` starts one worker per setting that must differ between
 processes: a forced kernel path (``PYACL_HARDGRAD_KERNEL_ISA`` is read once per process), a CPU
 placement (``os.sched_setaffinity`` before the runtime starts), a fresh process (the first
-calls), a process that runs only small calls (its peak RSS).  The parent writes one JSON object
-per line on stdin; the worker answers each with one JSON line on stdout:
+calls), a process that runs only small calls (its peak RSS), PyTorch apart from the process that
+times our operators (the sweep: PyTorch's OpenMP threads keep spinning after a call).  The parent
+writes one JSON object per line on stdin; the worker answers each with one JSON line on stdout:
 
-  {"cmd": "hello"}                                  -> pid, CPUs it may run on, torch version
+  {"cmd": "hello"}                                  -> pid, CPUs it may run on, kernel threads,
+                                                       whether torch is imported
   {"cmd": "group", "dtype", "n", "ops", "torch", "copy", "forms", "probe"}
                                                     -> {"bodies": [...], "na": {body: why}}
                                                        (probe, default true: each body is
-                                                       called once; one that fails is in na)
-  {"cmd": "cal", "body", "ns"}                      -> {"iters": k}: one batch of k lasts ~ns
-  {"cmd": "time", "body", "k", "warm"}              -> {"ns": per call} of one batch of k
-                                                       (after one untimed call if warm)
+                                                       called once; one that fails is in na),
+                                                       "torch_threads"; a group of PyTorch forms
+                                                       only makes none of our objects
+  {"cmd": "cal", "body", "ns", "settle_ms"}         -> {"iters": k}: one batch of k lasts ~ns
+  {"cmd": "time", "body", "k", "warm", "settle_ms"} -> {"ns": per call} of one batch of k
+                                                       (after one untimed call if warm); with
+                                                       settle_ms, the answer waits until no thread
+                                                       of the worker runs (at most that long):
+                                                       + "settle_ns", "settled"
   {"cmd": "first", "body", "calls", "block"}        -> the first calls of a body, timed
   {"cmd": "rss", "body", "calls", "budget_s"}       -> VmRSS before and after many calls
   {"cmd": "check"}                                  -> {"matches": {op: bool}} of the group
-  {"cmd": "status"}                                 -> VmHWM, VmRSS, hg.memory_stats()
+  {"cmd": "status"}                                 -> VmHWM, VmRSS, hg.memory_stats(), torch_loaded
   {"cmd": "drop"}  {"cmd": "quit"}
 
 A group holds the inputs of one dtype and size and the loops ``body(k)`` over them (names
@@ -47,6 +54,8 @@ FORMS = {
     "torch": "torch_body(torch, tg, tx, to): the PyTorch call with out= (matched threads)",
     "torch_eager": "torch_body_noout(torch, tg, tx): the PyTorch call without out=",
 }
+# The forms that run PyTorch alone (a group of only these makes none of our objects).
+TORCH_FORMS = ("torch", "torch_eager")
 # Bodies a group may hold that are not per operator.
 SHARED = {
     "copy": "np.copyto(dst, g): a copy of one array of the size and dtype",
@@ -69,8 +78,11 @@ class Group:
         self.stride = max(1, n // (1 << 20))
         self.gs, self.xs = g[::self.stride].copy(), x[::self.stride].copy()
         dev, s = w.device, w.stream
-        tg, tx = hg.from_numpy(g, dev), hg.from_numpy(x, dev)
-        self.closers += [tx, tg]
+        # a group of PyTorch forms only (the sweep's PyTorch worker) makes none of our objects
+        ours = any(f not in TORCH_FORMS and f not in SHARED for f in forms)
+        if ours:
+            tg, tx = hg.from_numpy(g, dev), hg.from_numpy(x, dev)
+            self.closers += [tx, tg]
         torch = w.torch() if want_torch else None
         if want_torch and torch is None:
             why = f"n/a: PyTorch is not importable ({w.torch_error})"
@@ -84,19 +96,21 @@ class Group:
         self.host = (g, x) if torch is not None or "numpy" in forms else None
         del g, x
         for op in self.ops:
-            o = hg.empty((n,), dtype, dev)
-            self.closers.append(o)
-            self.outs[op] = o
-            fresh, fresh_sync, plan = R._python_op_bodies(hg, op, tg, tx, o, s)
-            self.closers.append(plan)
-            plan_sy, plan_s, _ = R._plan_bodies(plan, s)
-            spec = R.op_spec(op)
-            fn = spec.function
-            targs = R.call_args(op, (tg, tx))
-            made = {"plan_s": plan_s, "plan_sy": plan_sy, "out_s": fresh_sync, "out_sy": fresh,
-                    "noout": _noout_body(fn, targs, s)}
-            if "numpy" in forms:
-                made["numpy"] = _numpy_body(fn, R.call_args(op, self.host))
+            made = {}
+            if ours:
+                o = hg.empty((n,), dtype, dev)
+                self.closers.append(o)
+                self.outs[op] = o
+                fresh, fresh_sync, plan = R._python_op_bodies(hg, op, tg, tx, o, s)
+                self.closers.append(plan)
+                plan_sy, plan_s, _ = R._plan_bodies(plan, s)
+                spec = R.op_spec(op)
+                fn = spec.function
+                targs = R.call_args(op, (tg, tx))
+                made = {"plan_s": plan_s, "plan_sy": plan_sy, "out_s": fresh_sync, "out_sy": fresh,
+                        "noout": _noout_body(fn, targs, s)}
+                if "numpy" in forms:
+                    made["numpy"] = _numpy_body(fn, R.call_args(op, self.host))
             if torch is not None:
                 made["torch"] = R.BENCH[op].torch_body(torch, th, thx, tout)
                 eager = getattr(R.BENCH[op], "torch_body_noout", None)
@@ -212,21 +226,28 @@ class Worker:
         if cmd == "hello":
             aff = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
             return {"pid": os.getpid(), "affinity": aff, "isa_env": os.environ.get("PYACL_HARDGRAD_KERNEL_ISA"),
-                    "threads": R.our_kernel_threads()}
+                    "threads": R.our_kernel_threads(), "torch_loaded": "torch" in sys.modules}
         if cmd == "group":
             self.drop()
             self.group = Group(self, req["dtype"], int(req["n"]), req["ops"], req.get("forms", ["plan_s"]),
                                bool(req.get("torch")), bool(req.get("copy")), bool(req.get("probe", True)))
-            return {"bodies": sorted(self.group.bodies), "na": self.group.na}
+            return {"bodies": sorted(self.group.bodies), "na": self.group.na,
+                    "torch_threads": self._torch.get_num_threads() if self._torch is not None else None}
         if cmd == "cal":
-            return {"iters": R._calibrate(self.body(req["body"]), float(req["ns"]))}
+            ans = {"iters": R._calibrate(self.body(req["body"]), float(req["ns"]))}
+            if req.get("settle_ms"):
+                ans["settle_ns"], ans["settled"] = settle(float(req["settle_ms"]))
+            return ans
         if cmd == "time":
             body, k = self.body(req["body"]), int(req["k"])
             if req.get("warm", True):
                 body(1)
             t0 = time.perf_counter_ns()
             body(k)
-            return {"ns": (time.perf_counter_ns() - t0) / k}
+            ans = {"ns": (time.perf_counter_ns() - t0) / k}
+            if req.get("settle_ms"):
+                ans["settle_ns"], ans["settled"] = settle(float(req["settle_ms"]))
+            return ans
         if cmd == "first":
             return first_calls(self.body(req["body"]), int(req["calls"]), int(req.get("block", 500)))
         if cmd == "rss":
@@ -235,7 +256,8 @@ class Worker:
             return {"matches": self.group.check() if self.group else {}}
         if cmd == "status":
             st = R.proc_status_kib()
-            return {"vmhwm_kib": st.get("VmHWM"), "vmrss_kib": st.get("VmRSS"), "memory_stats": memory_stats(self.hg)}
+            return {"vmhwm_kib": st.get("VmHWM"), "vmrss_kib": st.get("VmRSS"), "memory_stats": memory_stats(self.hg),
+                    "torch_loaded": "torch" in sys.modules}
         if cmd == "drop":
             self.drop()
             return {}
@@ -252,6 +274,23 @@ class Worker:
         self.drop()
         self.stream.close()
         self.device.close()
+
+
+def settle(max_ms: float, slot_ms: float = 1.0, busy: float = 0.25, cpu=time.process_time,
+           wall=time.perf_counter_ns, sleep=time.sleep) -> tuple[float, bool]:
+    """Wait until no thread of this process uses the CPU any more, at most ``max_ms``: sleep in
+    slots of ``slot_ms`` and stop after the first slot in which the process's CPU time (every
+    thread's) grew by less than ``busy`` of the slot.  PyTorch's OpenMP threads spin for a few
+    milliseconds after a parallel region before they sleep; a worker that answers only after
+    this pause has none of its threads running while the next worker times its batch.
+    Returns (ns waited, whether the process went quiet)."""
+    t0 = wall()
+    while (wall() - t0) < max_ms * 1e6:
+        c0, w0 = cpu(), wall()
+        sleep(slot_ms / 1e3)
+        if (cpu() - c0) * 1e9 < busy * max(wall() - w0, 1):
+            return wall() - t0, True
+    return wall() - t0, False
 
 
 def first_calls(body, calls: int, block: int) -> dict:
