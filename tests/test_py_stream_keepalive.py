@@ -6,6 +6,7 @@ resources adds nothing, so repeated runs without a wait hold a bounded set.  A r
 with its own workspace is pinned on its stream instead: one reference, kept across syncs until
 the plan is closed and the stream has synchronised since (or the stream is closed).
 """
+import contextlib
 import gc
 import threading
 
@@ -34,12 +35,25 @@ def _inputs(hg, dev, case):
     return case.tensors(hg, dev), hg.empty(want.shape, want.dtype, dev), want
 
 
+@contextlib.contextmanager
+def _repeatable_plan(hg, case, streams=1, plan=True):
+    """(live counts before, device 0, `streams` created streams, the case's input tensors, an out,
+    the expected result, a repeatable plan over them -- None when not `plan`).  Afterwards the
+    tensors are closed, then the streams and the device, and the live counts must be back."""
+    before = _counts(hg)
+    with hg.Device(0) as dev, contextlib.ExitStack() as opened:
+        ss = [opened.enter_context(dev.create_stream()) for _ in range(streams)]
+        ts, o, want = _inputs(hg, dev, case)
+        p = case.plan(ts, out=o, repeatable=True) if plan else None
+        yield before, dev, ss, ts, o, want, p
+        for t in ts + [o]:
+            t.close()
+    assert _counts(hg) == before
+
+
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_closing_repeatable_plan_right_after_unsynced_run_waits_for_sync(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case) as (before, dev, [s], ts, o, want, plan):
         plan.run(None, s)
         plan.close()
         for t in ts:
@@ -52,14 +66,11 @@ def test_closing_repeatable_plan_right_after_unsynced_run_waits_for_sync(hg, cas
         assert _counts(hg)["tensors"] == before["tensors"] + 1
         np.testing.assert_array_equal(o.numpy(), want)
         o.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_repeatable_plan_is_held_until_sync_and_keeps_working(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, plan):
         with case.plan(ts, out=o, repeatable=True) as plan:
             for _ in range(5):
                 plan.run(None, s)
@@ -75,15 +86,11 @@ def test_repeatable_plan_is_held_until_sync_and_keeps_working(hg, case):
         assert _counts(hg)["executors"] == before["executors"]
         with pytest.raises(hg.ClosedError):
             plan.run(None, s)
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_many_runs_without_sync_hold_nothing_more(hg, case):
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, plan):
         with case.plan(ts, out=o, repeatable=True) as plan:
             for i in range(20000):
                 plan.run(None, s)
@@ -98,16 +105,12 @@ def test_many_runs_without_sync_hold_nothing_more(hg, case):
         s.synchronize()
         assert s._held() == 0 and ts[0]._refs == 1
         np.testing.assert_array_equal(o.numpy(), want)
-        for t in ts + [o]:
-            t.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_collected_plan_is_released_at_next_sync(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, _):
+        plan = case.plan(ts, out=o, repeatable=True)     # only this test's name holds it
         plan.run(None, s)
         del plan
         gc.collect()
@@ -116,17 +119,11 @@ def test_collected_plan_is_released_at_next_sync(hg, case):
         assert _counts(hg)["executors"] == before["executors"]
         assert s._held() == 0
         np.testing.assert_array_equal(o.numpy(), want)
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_plan_on_two_streams_lives_until_both_synced(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as a, dev.create_stream() as b:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case, streams=2) as (before, dev, [a, b], ts, o, want, plan):
         plan.run(None, a)
         plan.run(None, b)
         plan.run(None, a)
@@ -136,17 +133,11 @@ def test_plan_on_two_streams_lives_until_both_synced(hg, case):
         assert _counts(hg)["executors"] == before["executors"] + 1   # b still holds it
         b.synchronize()
         assert _counts(hg)["executors"] == before["executors"]
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_closing_the_stream_lets_go_of_its_work(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case, streams=0) as (before, dev, [], ts, o, want, plan):
         s = dev.create_stream()
         plan.run(None, s)
         s.close()                                # waits, then lets go of the run
@@ -160,18 +151,13 @@ def test_closing_the_stream_lets_go_of_its_work(hg, case):
             plan.run(None, s2)
             plan.close()
         assert _counts(hg)["executors"] == before["executors"]   # s2's close let go of it
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_closed_plans_stay_bounded_without_sync(hg, case):
     from pyacl_hardgrad._binding import lib
     limit = lib.HGB_PENDING_LIMIT
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, plan):
         for _ in range(limit + 50):
             with case.plan(ts, out=o, repeatable=True) as plan:
                 plan.run(None, s)
@@ -179,22 +165,16 @@ def test_closed_plans_stay_bounded_without_sync(hg, case):
         assert _counts(hg)["executors"] <= before["executors"] + limit
         s.synchronize()
         assert s._held() == 0 and s._pinned() == 0 and _counts(hg)["executors"] == before["executors"]
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES[:1], ids=repr)
 def test_run_rejects_something_that_is_not_a_stream(hg, case):
-    with hg.Device(0) as dev:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, streams=0, plan=False) as (before, dev, [], ts, o, want, plan):
         with case.plan(ts, out=o, repeatable=True) as plan:
             with pytest.raises(TypeError, match="stream must be a Stream"):
                 plan.run(None, object())
         with pytest.raises(TypeError, match="stream must be a Stream"):
             case.call(ts, out=o, stream=5)
-        for t in ts + [o]:
-            t.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
@@ -231,10 +211,8 @@ def test_threads_sharing_one_stream_launch_and_sync(hg, case):
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_threads_running_one_plan_on_one_stream_hold_it_once(hg, case):
-    before = _counts(hg)
     errors = []
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, plan):
         for _ in range(20):
             plan = case.plan(ts, out=o, repeatable=True)
             barrier = threading.Barrier(3)
@@ -260,14 +238,11 @@ def test_threads_running_one_plan_on_one_stream_hold_it_once(hg, case):
         for t in ts + [o]:
             t.close()
     assert not errors, errors
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_one_call_inputs_closed_before_sync_are_freed_by_the_sync(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
+    with _repeatable_plan(hg, case, plan=False) as (before, dev, [s], ts, o, want, plan):
         case.call(ts, out=o, stream=s)
         for t in ts:
             t.close()
@@ -278,7 +253,6 @@ def test_one_call_inputs_closed_before_sync_are_freed_by_the_sync(hg, case):
             case.call(ts, out=o, stream=s)
         np.testing.assert_array_equal(o.numpy(), want)
         o.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
@@ -392,10 +366,7 @@ def test_closing_a_stream_while_another_thread_launches_on_it_is_clean(hg, case)
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_pinned_plan_closed_after_a_sync_is_let_go_of_at_the_next_sync(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case) as (before, dev, [s], ts, o, want, plan):
         plan.run(None, s, sync=True)
         plan.run(None, s)
         s.synchronize()
@@ -406,17 +377,11 @@ def test_pinned_plan_closed_after_a_sync_is_let_go_of_at_the_next_sync(hg, case)
             plan.run(None, s)
         s.synchronize()
         assert _counts(hg)["executors"] == before["executors"] and s._pinned() == 0
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_plan_run_on_two_streams_in_turn_is_pinned_on_both_until_each_synced(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev, dev.create_stream() as a, dev.create_stream() as b:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case, streams=2) as (before, dev, [a, b], ts, o, want, plan):
         for _ in range(3):
             for s in (a, b, a, b, b, a):
                 plan.run(None, s, sync=True)
@@ -430,17 +395,11 @@ def test_plan_run_on_two_streams_in_turn_is_pinned_on_both_until_each_synced(hg,
         assert a._pinned() == 0 and _counts(hg)["executors"] == before["executors"] + 1
         b.synchronize()
         assert b._pinned() == 0 and _counts(hg)["executors"] == before["executors"]
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_closing_the_stream_of_a_pinned_plan_lets_go_of_the_pin(hg, case):
-    before = _counts(hg)
-    with hg.Device(0) as dev:
-        ts, o, want = _inputs(hg, dev, case)
-        plan = case.plan(ts, out=o, repeatable=True)
+    with _repeatable_plan(hg, case, streams=0) as (before, dev, [], ts, o, want, plan):
         s = dev.create_stream()
         plan.run(None, s, sync=True)
         plan.run(None, s)                       # queued, pinned
@@ -456,9 +415,6 @@ def test_closing_the_stream_of_a_pinned_plan_lets_go_of_the_pin(hg, case):
         assert plan._refs == 1
         plan.close()
         assert _counts(hg)["executors"] == before["executors"]
-        for t in ts + [o]:
-            t.close()
-    assert _counts(hg) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
