@@ -23,14 +23,7 @@ BUILDS = {"clang": ("clang", None), "gcc-aarch64": (CROSS_GCC, "aarch64"),
           "clang-aarch64": ("clang --target=aarch64-linux-gnu", "aarch64")}
 CROSS = [n for n, (_, m) in BUILDS.items() if m == "aarch64"]
 
-# one numeric case per aclnn function
-CASES = []
-for _name in hg_registry.operators():
-    _seen = set()
-    for _c in hg_registry.model(_name).NUMERIC_CASES:
-        if _c.func not in _seen:
-            _seen.add(_c.func)
-            CASES.append(_c)
+CASES = hg_registry.one_case_per_function()
 
 
 def _build(name: str, out) -> tuple[object, str]:
