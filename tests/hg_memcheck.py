@@ -10,7 +10,6 @@ inside the loader.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS_DIR
+from conftest import TESTS_DIR, _valgrind_usable
 
 _LEAKS = ("Leak_DefinitelyLost", "Leak_IndirectlyLost")
 # cffi's own module set-up (one allocation it never frees), not code of the package
@@ -49,7 +48,7 @@ def _describe(err) -> str:
 def run(code: str, tmp_path: Path, env: dict | None = None, timeout: float = 900) -> tuple[list[str], str]:
     """Run `code` in a fresh interpreter under memcheck; (reports in the package's C, stdout).
     Counted: every error but leaks, and definite and indirect leaks.  The run must exit 0."""
-    if shutil.which("valgrind") is None or os.environ.get("PYACL_HARDGRAD_TEST_NO_VALGRIND") == "1":
+    if not _valgrind_usable():
         pytest.skip("valgrind is switched off (PYACL_HARDGRAD_TEST_NO_VALGRIND=1) or not installed")
     xml = tmp_path / "memcheck.xml"
     full = {k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_")}
