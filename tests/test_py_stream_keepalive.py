@@ -339,15 +339,18 @@ def test_closing_a_stream_while_another_thread_launches_on_it_is_clean(hg, case)
                 started = threading.Event()
 
                 def launcher():
-                    for i in range(40):
-                        try:
+                    for i in range(100000):          # until the close is seen (a loaded machine
+                        try:                          # may run any fixed number before it)
                             case.call(ts, out=o, stream=s, sync=bool(i & 1))
                             outcomes.add("ran")
                         except hg.ClosedError:
                             outcomes.add("closed")
+                            break
                         except Exception as exc:      # reported below
                             other.append(repr(exc))
-                        started.set()
+                            break
+                        finally:
+                            started.set()
                 t = threading.Thread(target=launcher)
                 t.start()
                 started.wait()
