@@ -49,11 +49,15 @@ def toolchain() -> Toolchain:
 
 
 class CProgramBuilder:
-    """Compiles test programs once per session (cached by source and flags)."""
+    """Compiles test programs once per session (cached by source and flags).  ``cc``/``cxx``
+    (default $CC/$CXX) and ``runner`` (default $PYACL_HARDGRAD_TEST_RUNNER) are for a builder of
+    another target's programs (a cross compiler and the emulator they run under)."""
 
-    def __init__(self, toolchain: Toolchain, workdir: Path):
+    def __init__(self, toolchain: Toolchain, workdir: Path, *, cc: str | None = None, cxx: str | None = None,
+                 runner: str | None = None):
         self.toolchain = toolchain
         self.workdir = workdir
+        self.cc, self.cxx, self.runner = cc, cxx, runner
 
     def build(self, source: str | os.PathLike, *, cxx: bool | None = None,
               extra: list[str] | None = None) -> Path:
@@ -62,26 +66,29 @@ class CProgramBuilder:
             src = C_DIR / src
         if cxx is None:
             cxx = src.suffix in (".cc", ".cpp", ".cxx")
-        compiler = os.environ.get("CXX", "g++") if cxx else os.environ.get("CC", "cc")
+        if cxx:
+            compiler = self.cxx or os.environ.get("CXX", "g++")
+        else:
+            compiler = self.cc or os.environ.get("CC", "cc")
         std = "-std=c++17" if cxx else "-std=c11"
         flags = [std, "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"] + list(extra or [])
         key = hashlib.sha256((src.read_text() + "\0".join(flags) + compiler).encode()).hexdigest()[:16]
         exe = self.workdir / f"{src.stem}-{key}"
         if not exe.exists():
-            cmd = [compiler] + flags + [str(src), "-o", str(exe)] + self.toolchain.link_args() + ["-lm"]
+            cmd = shlex.split(compiler) + flags + [str(src), "-o", str(exe)] + self.toolchain.link_args() + ["-lm"]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise AssertionError(f"compiling {src.name} failed:\n{' '.join(cmd)}\n{proc.stderr}")
         return exe
 
-    @staticmethod
-    def run(exe: Path, *args: str, env: dict | None = None, timeout: float = 120,
+    def run(self, exe: Path, *args: str, env: dict | None = None, timeout: float = 120,
             valgrind: bool = False) -> subprocess.CompletedProcess:
         full_env = dict(os.environ)
         full_env.update(env or {})
         # PYACL_HARDGRAD_TEST_RUNNER: a command the programs run under (e.g. "qemu-aarch64 -L
         # /usr/aarch64-linux-gnu" for a cross build where no binfmt handler is registered).
-        cmd = shlex.split(os.environ.get("PYACL_HARDGRAD_TEST_RUNNER", "")) + [str(exe), *args]
+        runner = self.runner if self.runner is not None else os.environ.get("PYACL_HARDGRAD_TEST_RUNNER", "")
+        cmd = shlex.split(runner) + [str(exe), *args]
         if valgrind and not _valgrind_usable():
             pytest.skip("valgrind is switched off (PYACL_HARDGRAD_TEST_NO_VALGRIND=1) or not installed")
         if valgrind:

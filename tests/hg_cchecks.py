@@ -1,10 +1,13 @@
-"""Running an operator folder's C++ check program (<folder>/tests/c/<folder>_checks.cpp).
+"""Running the C check programs: an operator folder's C++ check program
+(<folder>/tests/c/<folder>_checks.cpp) and the runtime's check programs (tests/c/*.c over
+tests/c/runtime_harness.h).
 
-A check program is built over the shared harness tests/c/ops_check_harness.h: without an
-argument it lists its checks, with one it runs that check and exits 0 only when every return
+An operator check program is built over the shared harness tests/c/ops_check_harness.h: without
+an argument it lists its checks, with one it runs that check and exits 0 only when every return
 code, message and value it asserts is exact (1 on a failed assertion, 2 on an unknown name).
 The folders' tests (test_<folder>_checks.py) parametrize over their own lists; this module holds
-what they share and names no operator.
+what they share and names no operator.  A runtime check program lists its checks with --list and
+runs one by name, printing "PASS <name>" last (named_checks, run_named).
 """
 from __future__ import annotations
 
@@ -153,3 +156,28 @@ def define_tests(namespace: dict, source: Path, checks, valgrind_checks, ubsan_c
         run_ubsan(cprog, ubsan_checks_exe, name)
 
     namespace.update({k: v for k, v in locals().items() if k.startswith("test_") or k.endswith("_exe")})
+
+
+# ---- the runtime's check programs (tests/c/runtime_harness.h) ----------------------------------
+
+# The settings the runtime reads at aclInit, cleared so the caller's shell cannot leak in.
+RUNTIME_DEFAULTS = {"PYACL_HARDGRAD_DEVICE_COUNT": "", "PYACL_HARDGRAD_DEVICE_MEMORY": "",
+                    "PYACL_HARDGRAD_SOC": "", "PYACL_HARDGRAD_SPIN_US": "", "PYACL_HARDGRAD_INLINE": "",
+                    "PYACL_HARDGRAD_INLINE_MAX": ""}
+
+
+def named_checks(cprog, exe) -> list[str]:
+    """The names `exe --list` prints, in its order."""
+    proc = cprog.run(exe, "--list")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.split()
+
+
+def run_named(cprog, exe, name, env=None, valgrind=False, timeout=None):
+    """Run check `name` of a runtime check program with the runtime's defaults plus `env` (under
+    memcheck when `valgrind`: skips where valgrind is off); it must exit 0 with "PASS <name>" last."""
+    proc = cprog.run(exe, name, env=dict(RUNTIME_DEFAULTS, **(env or {})), valgrind=valgrind,
+                     timeout=timeout or (600 if valgrind else 120))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == f"PASS {name}", proc.stdout
+    return proc

@@ -42,6 +42,16 @@ def cases():
     return out
 
 
+def one_case_per_function():
+    """The first numeric case of every aclnn function, in registry order."""
+    seen, out = set(), []
+    for c in cases():
+        if c.func not in seen:
+            seen.add(c.func)
+            out.append(c)
+    return out
+
+
 for _name in operators():
     _p = str(OPS_DIR / _name / "tests")
     if _p not in sys.path:

@@ -14,13 +14,7 @@ from hg_aclnn import S, T
 from hg_cases import DTYPES, assert_same, samples
 
 INVALID = 161002
-CASES = []
-for _name in hg_registry.operators():
-    _seen = set()
-    for _c in hg_registry.model(_name).NUMERIC_CASES:
-        if _c.func not in _seen:
-            _seen.add(_c.func)
-            CASES.append(_c)
+CASES = hg_registry.one_case_per_function()
 
 SHAPE = (5, 7)
 

@@ -16,13 +16,7 @@ import hg_registry
 from conftest import C_DIR, REPO_ROOT, CProgramBuilder, Toolchain
 from hg_cases import assert_same, run_case
 
-CASES = []
-for _name in hg_registry.operators():
-    _seen = set()
-    for _c in hg_registry.model(_name).NUMERIC_CASES:
-        if _c.func not in _seen:
-            _seen.add(_c.func)
-            CASES.append(_c)
+CASES = hg_registry.one_case_per_function()
 
 
 @pytest.fixture(scope="module")

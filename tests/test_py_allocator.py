@@ -358,3 +358,52 @@ def test_info_reports_the_allocator():
     assert proc.returncode == 0, proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("allocator:"))
     assert "caching" in line and "PYACL_HARDGRAD_ALLOCATOR" in line
+
+
+
+def test_the_allocator_runs_clean_under_memcheck(tmp_path):
+    """Many sizes given back and handed out again, the idle limit, empty_cache, the OOM retry and
+    a failed allocation, direct-policy blocks, and a device reset with cached blocks, under
+    valgrind memcheck: no invalid access and no definite or indirect leak in the package's C."""
+    import hg_memcheck
+
+    found, out = hg_memcheck.run("""
+        import json, pyacl_hardgrad as hg
+        d, d1 = hg.Device(0), hg.Device(1)
+        for rnd in range(3):
+            ts = [hg.empty((n,), "uint8", d) for n in (1, 511, 513, 4000, 70000)]
+            for t in ts[::2] + ts[1::2]:
+                t.close()
+        first = hg.memory_stats(d)
+        x, y = hg.empty((150 * 1024,), "uint8", d), hg.empty((150 * 1024,), "uint8", d)
+        x.close()                                                # both beyond the idle limit: freed
+        y.close()
+        limited = hg.memory_stats(d)
+        hg.empty_cache()
+        hg.empty((150 * 1024,), "uint8", d).close()              # the 160K class, kept
+        big = hg.empty((850 * 1024,), "uint8", d)                # 896K: fits once the cache is freed
+        retried = hg.memory_stats(d)
+        try:
+            hg.empty((2 << 20,), "uint8", d)
+            failed = None
+        except hg.AclError as exc:
+            failed = exc.code
+        big.close()
+        m = d.allocate(100, policy=hg.lib.ACL_MEM_MALLOC_HUGE_FIRST)
+        m.close()
+        for n in (8, 1000, 10000):
+            hg.empty((n,), hg.float32, d1).close()
+        cached1 = d1.memory_stats()["cached_blocks"]
+        d1.close()                                               # resets device 1 with cached blocks
+        hg.empty((16,), hg.float32, d).close()                   # left cached at exit
+        print(json.dumps({"first": first, "limited": limited, "retried": retried, "failed": failed,
+                          "cached1": cached1, "end": hg.memory_stats(d)}))
+    """, tmp_path, {"PYACL_HARDGRAD_DEVICE_COUNT": "2", "PYACL_HARDGRAD_DEVICE_MEMORY": "950K",
+                    "PYACL_HARDGRAD_ALLOCATOR_LIMIT": "200K"})
+    got = json.loads(out.strip().splitlines()[-1])
+    # the books show every path was taken
+    assert got["first"]["cached_blocks"] == 5 and got["first"]["hits"] == 10 and got["first"]["misses"] == 5
+    assert got["limited"]["releases"] == 2 and got["limited"]["cached_blocks"] == 5
+    assert got["retried"]["oom_retries"] == 1 and got["failed"] == 207001 and got["cached1"] == 3
+    assert got["end"]["in_use_bytes"] == 0 and got["end"]["alloc_failures"] == 1
+    assert not found, "\n\n".join(found)

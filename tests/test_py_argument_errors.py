@@ -1,5 +1,7 @@
 """Bad arguments fail up front with TypeError/ValueError naming the argument and the rule,
 never OverflowError/AttributeError/BufferError from deep inside cffi, and leak nothing."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,11 @@ import pytest
 def _raises(exc, match, fn, *args, **kw):
     with pytest.raises(exc, match=match):
         fn(*args, **kw)
+
+
+def _live(hg):
+    gc.collect()
+    return hg.live_counts()
 
 
 @pytest.fixture
@@ -225,3 +232,34 @@ def test_from_device_pointer_checks_the_allocation_registry(hg, dev):
                 hg.Tensor.from_device_pointer, int(ffi.cast("uintptr_t", p[0])), (4,), device=dev)
     finally:
         lib.aclrtFreeHost(p[0])
+
+
+def test_from_device_pointer_bad_pointer_or_offset_does_not_leak_the_owner(hg):
+    with hg.Device(0) as dev:
+        before = _live(hg)
+        mem = dev.allocate(64)
+        with pytest.raises((TypeError, ValueError)):
+            hg.Tensor.from_device_pointer("not an address", (4,), owner=mem)
+        with pytest.raises((TypeError, ValueError)):
+            hg.Tensor.from_device_pointer(int(mem), (4,), offset="x", owner=mem)
+        mem.close()
+        assert _live(hg) == before          # the owner's memory was freed by its close
+
+
+def test_from_device_pointer_view_must_fit_in_its_device_memory_owner(hg):
+    with hg.Device(0) as dev, dev.allocate(64) as mem:
+        with pytest.raises(ValueError, match="64-byte"):
+            hg.Tensor.from_device_pointer(int(mem), (1000,), owner=mem)
+        with pytest.raises(ValueError, match="64-byte"):
+            hg.Tensor.from_device_pointer(int(mem) + 32, (8, 4), "float16", owner=mem)   # 32 bytes past the end
+        with pytest.raises(ValueError, match="64-byte"):
+            hg.Tensor.from_device_pointer(int(mem), (2,), strides=(1,), offset=15, owner=mem)
+        base = hg.zeros((4,), "float32", dev)
+        with pytest.raises(ValueError, match="16-byte"):
+            hg.Tensor.from_device_pointer(base.data_ptr, (5,), owner=base)
+        base.close()
+        # exactly filling the allocation is fine, also from an inner address
+        with hg.Tensor.from_device_pointer(int(mem), (16,), owner=mem) as t:
+            assert t.numpy().shape == (16,)
+        with hg.Tensor.from_device_pointer(int(mem) + 32, (8,), owner=mem) as t:
+            assert t.shape == (8,)

@@ -1,4 +1,5 @@
-"""Handles: close(), with, idempotent close, use-after-close, finalizers, dependencies."""
+"""Handles: close(), with, idempotent close, use-after-close, finalizers, dependencies; a device's
+close waits for its default stream; a call outlives the cached Scalars it uses being released."""
 import gc
 import threading
 
@@ -8,6 +9,7 @@ import pytest
 import py_op_cases
 
 CASES = py_op_cases.cases()
+SCALAR_CASES = py_op_cases.with_scalars()
 
 
 def _counts(hg):
@@ -231,3 +233,50 @@ def test_garbage_collected_handles_release_their_resources(hg):
     del dev
     hg.release_defaults()
     assert _counts(hg) == before
+
+
+class _RacingLookup:
+    """The scalar lookup hands out the cached Scalar, then release_defaults() closes it: the
+    interleaving of a one-call in one thread and release_defaults() in another."""
+
+    def __init__(self, real, release):
+        self.real, self.release = real, release
+
+    def __call__(self, key):
+        s = self.real(key)
+        self.release()
+        return s
+
+
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
+def test_one_call_survives_cached_scalars_released_concurrently(hg, monkeypatch, case):
+    from pyacl_hardgrad import scalar
+    with hg.Device(0) as dev:
+        ts = case.tensors(hg, dev)
+        scalars = [float(v) for v in case.scalar_values]
+        want = case.expected(scalars=scalars)
+        case.call(ts, scalars=scalars).numpy()                 # fills the cache
+        assert all(scalar.lookup_float32(v) is not None for v in scalars if v)
+        fn = case.fn
+        monkeypatch.setitem(fn.__globals__, "_f32", _RacingLookup(scalar.lookup_float32, scalar.release_cached_scalars))
+        o = hg.empty(want.shape, want.dtype, dev)
+        o.copy_from(np.full(want.shape, 9.0, want.dtype))
+        r = case.call(ts, out=o, scalars=scalars)
+        np.testing.assert_array_equal(r.numpy(), want)
+        for t in ts + [o]:
+            t.close()
+
+
+def test_closing_a_device_waits_for_its_default_stream_so_nothing_stays_alive(hg):
+    hg.release_defaults()
+    before = _counts(hg)
+    dev = hg.Device(0)
+    for case in CASES:
+        ts = case.tensors(hg, dev)
+        o = case.call(ts)                        # queued on the default stream, not synchronized
+        for t in ts + [o]:
+            t.close()
+    dev.close()
+    hg.release_defaults()
+    after = _counts(hg)
+    assert after == before, after

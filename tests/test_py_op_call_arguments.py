@@ -2,7 +2,8 @@
 data numpy widened to a dtype the operator refuses (float64 arrays, Python ints -> int64) gets
 the conversion named and float32 suggested; a non-numeric host value, a non-Stream ``stream``,
 a non-Tensor ``out``, a non-DeviceMemory ``workspace`` are TypeErrors; a closed Stream is a
-ClosedError naming the ``stream`` argument (one-call and plan forms).  Operators are the
+ClosedError naming the ``stream`` argument (one-call and plan forms); a plan refuses non-Tensors,
+bad scalars and a workspace of the wrong type or size by name.  Operators are the
 registered ones (py_op_cases), never picked by name."""
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import py_op_cases
 
 CASES = py_op_cases.cases()
+SCALAR_CASES = py_op_cases.with_scalars()
 
 
 def _host_with(case, k, value):
@@ -112,3 +114,36 @@ def test_closed_stream_is_a_closed_error_naming_the_stream_argument(hg, case):
             plan.out.close()
         for t in ts:
             t.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_plans_reject_non_tensors_naming_the_argument(hg, case):
+    with hg.Device(0) as dev, hg.zeros((8,), "float32", dev) as t:
+        arr = np.ones(8, np.float32)
+        for i, p in enumerate(case.tensor_params):
+            args = [t] * len(case.tensor_params)
+            args[i] = arr
+            with pytest.raises(TypeError, match=f"{p.name} must be a Tensor"):
+                case.plan(args)
+        with pytest.raises(TypeError, match=case.out_param.name):
+            case.plan([t] * len(case.tensor_params), out=arr)
+
+
+@pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
+def test_bad_scalars_and_workspace_are_named_in_the_error(hg, case):
+    with hg.Device(0) as dev, hg.Tensor(np.ones((4, 2), np.float32), dev) as t:
+        ts = [t] * len(case.tensor_params)
+        first = case.scalar_params[0].name
+        bad = ["abc"] + list(case.scalar_values[1:])
+        with pytest.raises(TypeError, match=f"{first} must be a real number or a Scalar, not str 'abc'"):
+            case.call(ts, scalars=bad)
+        with pytest.raises(TypeError, match=f"{first} must be a real number or a Scalar, not NoneType"):
+            case.call(ts, scalars=[None] + list(case.scalar_values[1:]))
+        # a transposed view needs a workspace, so run() looks at the one it is given
+        with case.plan([t.T] * len(ts)) as plan:
+            assert plan.workspace_size > 0
+            with pytest.raises(TypeError, match="workspace must be a DeviceMemory"):
+                plan.run(workspace=bytearray(plan.workspace_size))
+            with dev.allocate(1) as small, pytest.raises(ValueError, match="workspace of 1 bytes"):
+                plan.run(workspace=small)
+            plan.out.close()

@@ -1,5 +1,6 @@
 """The operators through the generic Python path: every call form gives the same values, dtypes,
-views, plans; parametrized over the operators the package discovered."""
+views (an out whose elements share addresses is written in element order), plans; parametrized
+over the operators the package discovered."""
 
 import numpy as np
 import pytest
@@ -186,3 +187,28 @@ def test_repeated_small_ops_on_one_stream_stay_correct(hg, case):
 def test_a_python_list_input_is_taken_as_float32(hg, case):
     lists = [a.tolist() for a in case.host]
     np.testing.assert_array_equal(case.expected(lists), case.expected())
+
+
+@pytest.mark.parametrize("shape, strides", [((70000,), (0,)), ((350, 200), (0, 1)), ((300, 300), (1, 1))])
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_out_whose_elements_share_addresses_gets_the_reference_order(hg, case, shape, strides):
+    """An out view that is not one-to-one (broadcast or interleaved strides) is written in
+    element order on one thread, so the result is defined: the last element wins."""
+    n = int(np.prod(shape))
+    rng = np.random.default_rng(3)
+    host = [rng.uniform(-4, 4, n).astype(np.float32).reshape(shape) for _ in case.tensor_params]
+    r = case.expected(host)
+    span = sum((d - 1) * s for d, s in zip(shape, strides)) + 1
+    with hg.Device(0) as dev, dev.create_stream() as s, hg.zeros((span,), r.dtype, dev) as base:
+        ts = case.tensors(hg, dev, host)
+        want = np.zeros(span, r.dtype)
+        for idx in np.ndindex(*shape):                  # the reference order: row-major
+            want[sum(i * st for i, st in zip(idx, strides))] = r[idx]
+        with base.view(shape, strides, 0) as out:
+            for _ in range(10):                         # a race would show in some of the runs
+                base.copy_from(np.zeros(span, r.dtype))
+                case.call(ts, out=out, stream=s)
+                s.synchronize()
+                np.testing.assert_array_equal(base.numpy(), want)
+        for t in ts:
+            t.close()

@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from hg_cchecks import RUNTIME_DEFAULTS, named_checks, run_named
+
 # name -> extra environment for that run
 CHECKS = {
     "before_init": {},
@@ -48,14 +50,6 @@ CHECKS = {
     "concurrent_threads": {},
 }
 
-# The knobs the runtime reads at aclInit; cleared so the caller's shell cannot leak in.
-_CLEAN_ENV = {
-    "PYACL_HARDGRAD_DEVICE_COUNT": "",
-    "PYACL_HARDGRAD_DEVICE_MEMORY": "",
-    "PYACL_HARDGRAD_SOC": "",
-    "PYACL_HARDGRAD_SPIN_US": "",
-}
-
 MEMCHECKED = ["finalize_releases", "stream_wait_event", "concurrent_threads", "double_free",
               "free_unknown", "memcpy_checks", "contexts", "device_refcount", "stale_stream"]
 
@@ -65,23 +59,13 @@ def checks_exe(cprog):
     return cprog.build("runtime_checks.c")
 
 
-def _env(name: str) -> dict:
-    env = dict(_CLEAN_ENV)
-    env.update(CHECKS[name])
-    return env
-
-
 def test_check_table_matches_program(cprog, checks_exe):
-    proc = cprog.run(checks_exe, "--list")
-    assert proc.returncode == 0
-    assert proc.stdout.split() == list(CHECKS)
+    assert named_checks(cprog, checks_exe) == list(CHECKS)
 
 
 @pytest.mark.parametrize("name", list(CHECKS))
 def test_runtime_check(cprog, checks_exe, name):
-    proc = cprog.run(checks_exe, name, env=_env(name), timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == f"PASS {name}"
+    run_named(cprog, checks_exe, name, CHECKS[name])
 
 
 def test_unknown_check_is_rejected(cprog, checks_exe):
@@ -90,23 +74,19 @@ def test_unknown_check_is_rejected(cprog, checks_exe):
 
 
 def test_soc_name_from_environment(cprog, checks_exe):
-    env = dict(_CLEAN_ENV, PYACL_HARDGRAD_SOC="Ascend310P3")
+    env = dict(RUNTIME_DEFAULTS, PYACL_HARDGRAD_SOC="Ascend310P3")
     proc = cprog.run(checks_exe, "run_mode_soc_version", env=env)
     assert proc.returncode == 0, proc.stdout
 
 
 @pytest.mark.parametrize("name", MEMCHECKED)
-def test_runtime_check_under_memcheck(cprog, checks_exe, valgrind_available, name):
-    if not valgrind_available:
-        pytest.skip("valgrind is not installed")
-    proc = cprog.run(checks_exe, name, env=_env(name), valgrind=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"PASS {name}" in proc.stdout
+def test_runtime_check_under_memcheck(cprog, checks_exe, name):
+    run_named(cprog, checks_exe, name, CHECKS[name], valgrind=True)
 
 
 def test_bench_mode_reports_a_round_trip(cprog, checks_exe):
     """The round-trip benchmark (used for docs/performance.md) runs and reports a median;
     its speed is measured by the benchmark, never asserted here."""
-    proc = cprog.run(checks_exe, "bench", "2000", env=dict(_CLEAN_ENV), timeout=300)
+    proc = cprog.run(checks_exe, "bench", "2000", env=dict(RUNTIME_DEFAULTS), timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"median (\d+) ns", proc.stdout), proc.stdout

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from hg_cchecks import RUNTIME_DEFAULTS, named_checks, run_named
+
 # name -> extra environment for that run
 CHECKS = {
     "callbacks_report": {},
@@ -31,13 +33,6 @@ CHECKS = {
     "unsupported_features": {},
 }
 
-_CLEAN_ENV = {
-    "PYACL_HARDGRAD_DEVICE_COUNT": "",
-    "PYACL_HARDGRAD_DEVICE_MEMORY": "",
-    "PYACL_HARDGRAD_SOC": "",
-    "PYACL_HARDGRAD_SPIN_US": "",
-}
-
 # every check of this program runs under memcheck: they are short
 MEMCHECKED = list(CHECKS)
 
@@ -47,27 +42,17 @@ def families_exe(cprog):
     return cprog.build("runtime_families.c")
 
 
-def _env(name: str) -> dict:
-    env = dict(_CLEAN_ENV)
-    env.update(CHECKS[name])
-    return env
-
-
 def test_family_table_matches_program(cprog, families_exe):
-    proc = cprog.run(families_exe, "--list")
-    assert proc.returncode == 0
-    assert proc.stdout.split() == list(CHECKS)
+    assert named_checks(cprog, families_exe) == list(CHECKS)
 
 
 @pytest.mark.parametrize("name", list(CHECKS))
 def test_runtime_family(cprog, families_exe, name):
-    proc = cprog.run(families_exe, name, env=_env(name), timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == f"PASS {name}"
+    run_named(cprog, families_exe, name, CHECKS[name])
 
 
 def test_app_log_prints_at_or_above_the_threshold(cprog, families_exe):
-    proc = cprog.run(families_exe, "soc_log_attrs", env=_env("soc_log_attrs"))
+    proc = cprog.run(families_exe, "soc_log_attrs", env=dict(RUNTIME_DEFAULTS))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = [ln for ln in proc.stdout.splitlines() if "APP(" in ln]
     assert len(lines) == 2, proc.stdout
@@ -77,16 +62,12 @@ def test_app_log_prints_at_or_above_the_threshold(cprog, families_exe):
 
 
 def test_soc_name_before_init_follows_the_environment(cprog, families_exe):
-    env = dict(_CLEAN_ENV, PYACL_HARDGRAD_SOC="Ascend310P3")
+    env = dict(RUNTIME_DEFAULTS, PYACL_HARDGRAD_SOC="Ascend310P3")
     proc = cprog.run(families_exe, "soc_log_attrs", env=env)
     assert proc.returncode == 1  # the check pins the default name
     assert "soc != NULL" in proc.stdout
 
 
 @pytest.mark.parametrize("name", MEMCHECKED)
-def test_runtime_family_under_memcheck(cprog, families_exe, valgrind_available, name):
-    if not valgrind_available:
-        pytest.skip("valgrind is not installed")
-    proc = cprog.run(families_exe, name, env=_env(name), valgrind=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"PASS {name}" in proc.stdout
+def test_runtime_family_under_memcheck(cprog, families_exe, name):
+    run_named(cprog, families_exe, name, CHECKS[name], valgrind=True)

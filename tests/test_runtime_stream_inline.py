@@ -1,9 +1,8 @@
 """Small kernel tasks on an idle stream run inside the launch call (tests/c/stream_inline.c):
 stream order against queued work, later launches from other threads, records, event waits,
 synchronize with and without a time-out, stream query and destroy; the operator path; one
-usable CPU.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1) and off
-(0, the default), natively, some under valgrind memcheck and all under
-ThreadSanitizer."""
+usable CPU.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1, the default)
+and off (0), natively, some under valgrind memcheck and all under ThreadSanitizer."""
 from __future__ import annotations
 
 import os
@@ -12,16 +11,14 @@ import subprocess
 import pytest
 
 from conftest import C_DIR
-from hg_cchecks import build_tsan
+from hg_cchecks import RUNTIME_DEFAULTS, build_tsan, named_checks, run_named
 
 CHECKS = ["idle_small_runs_in_launch", "busy_stream_queues_small_task", "inline_run_holds_stream_order",
           "events_bracket_inline_task", "destroy_waits_for_inline_task", "concurrent_launchers_keep_order",
           "operator_launch_inline", "single_cpu_hand_offs", "mid_size_inline_when_worker_sleeps"]
 
-# the runtime's tuning variables unset (defaults), and inline execution on or off
-MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "1", "PYACL_HARDGRAD_INLINE_MAX": "", "PYACL_HARDGRAD_SPIN_US": ""},
-         "worker_only": {"PYACL_HARDGRAD_INLINE": "0", "PYACL_HARDGRAD_INLINE_MAX": "",
-                         "PYACL_HARDGRAD_SPIN_US": ""}}
+# inline execution on or off (the runtime's other settings at their defaults)
+MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "1"}, "worker_only": {"PYACL_HARDGRAD_INLINE": "0"}}
 
 
 @pytest.fixture(scope="module")
@@ -30,35 +27,27 @@ def inline_exe(cprog):
 
 
 def test_check_list_is_complete(cprog, inline_exe):
-    proc = cprog.run(inline_exe, "--list")
-    assert proc.returncode == 0
-    assert proc.stdout.split() == CHECKS
+    assert named_checks(cprog, inline_exe) == CHECKS
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("name", CHECKS)
 def test_stream_inline(cprog, inline_exe, name, mode):
-    proc = cprog.run(inline_exe, name, env=MODES[mode], timeout=180)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == f"PASS {name}"
+    run_named(cprog, inline_exe, name, MODES[mode], timeout=180)
 
 
 def test_a_zero_size_limit_sends_every_task_to_the_worker(cprog, inline_exe):
     # the checks that read the setting expect the worker's thread when inline is off; a
     # limit of 0 elements makes every 8-element task too large, so they must fail there
-    env = dict(MODES["inline"], PYACL_HARDGRAD_INLINE_MAX="0")
+    env = dict(RUNTIME_DEFAULTS, PYACL_HARDGRAD_INLINE="1", PYACL_HARDGRAD_INLINE_MAX="0")
     proc = cprog.run(inline_exe, "idle_small_runs_in_launch", env=env, timeout=120)
     assert proc.returncode == 1 and "FAIL idle_small_runs_in_launch" in proc.stdout, proc.stdout
 
 
 @pytest.mark.parametrize("name", ["inline_run_holds_stream_order", "destroy_waits_for_inline_task",
                                   "operator_launch_inline"])
-def test_stream_inline_under_memcheck(cprog, inline_exe, valgrind_available, name):
-    if not valgrind_available:
-        pytest.skip("valgrind is not installed")
-    proc = cprog.run(inline_exe, name, env=MODES["inline"], valgrind=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"PASS {name}" in proc.stdout
+def test_stream_inline_under_memcheck(cprog, inline_exe, name):
+    run_named(cprog, inline_exe, name, MODES["inline"], valgrind=True)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +60,7 @@ def tsan_exe(tmp_path_factory):
 @pytest.mark.parametrize("name", CHECKS)
 def test_stream_inline_under_thread_sanitizer(tsan_exe, name, mode):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_")}
-    env.update({k: v for k, v in MODES[mode].items() if v})
+    env.update(MODES[mode])
     env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66"
     proc = subprocess.run([str(tsan_exe), name], capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]

@@ -141,7 +141,18 @@ typedef aclnnStatus (*Phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 static void launch_devices(const char *op)
 {
-    void *libopapi = dlopen("libopapi.so", RTLD_NOW | RTLD_GLOBAL);
+    // libopapi lies beside libnnopbase; a dlopen by bare name searches the caller's run path,
+    // and under an interposed dlopen (an LD_PRELOADed sanitizer runtime) the caller is not
+    // this program, so name the folder
+    char path[4096] = "libopapi.so";
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&aclCreateTensor), &info) != 0 && info.dli_fname != nullptr) {
+        const char *slash = std::strrchr(info.dli_fname, '/');
+        if (slash != nullptr)
+            std::snprintf(path, sizeof path, "%.*s/libopapi.so", static_cast<int>(slash - info.dli_fname),
+                          info.dli_fname);
+    }
+    void *libopapi = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     void *from = libopapi ? libopapi : RTLD_DEFAULT;
     char name1[256];
     std::snprintf(name1, sizeof name1, "%sGetWorkspaceSize", op);

@@ -875,8 +875,7 @@ static void check_live_counts(void)
     EXPECT(aclrtDestroyEvent(e), ACL_SUCCESS);
     EXPECT(aclrtDestroyContext(ctx), ACL_SUCCESS);
     expect_all_zero();
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* ------------------------------------------------------------------ concurrency */

@@ -18,25 +18,8 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-/* A host function that holds its stream until released: lets a check observe a stream
- * with work pending, without timing assumptions. */
-static atomic_int g_gate;
-static void gate_fn(void *arg)
-{
-    (void)arg;
-    while (!atomic_load(&g_gate))
-        sleep_ms(1);
-}
-
-static void close_gate(void)
-{
-    atomic_store(&g_gate, 0);
-}
-
-static void open_gate(void)
-{
-    atomic_store(&g_gate, 1);
-}
+/* gate_task (the harness's) as a host function holds its stream until released: lets a
+ * check observe a stream with work pending, without timing assumptions. */
 
 /* ------------------------------------------------------------------ host callbacks */
 
@@ -135,8 +118,7 @@ static void check_callbacks_report(void)
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
     EXPECT(atomic_load(&g_norder), 1);
     EXPECT(g_order[0], 7);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* Processing on the calling thread: a callback waits in the queue until ProcessReport. */
@@ -182,7 +164,7 @@ static void check_host_func(void)
     EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
     atomic_store(&g_hf_count, 0);
     close_gate();
-    EXPECT(aclrtLaunchHostFunc(s, gate_fn, NULL), ACL_SUCCESS);
+    EXPECT(aclrtLaunchHostFunc(s, gate_task, NULL), ACL_SUCCESS);
     EXPECT(aclrtLaunchHostFunc(s, count_fn, (void *)(intptr_t)5), ACL_SUCCESS);
     /* later tasks wait for the host function */
     aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
@@ -239,7 +221,7 @@ static void check_event_flags(void)
 
     /* a record behind a closed gate: pending, sync with a timeout gives up */
     close_gate();
-    EXPECT(aclrtLaunchHostFunc(s, gate_fn, NULL), ACL_SUCCESS);
+    EXPECT(aclrtLaunchHostFunc(s, gate_task, NULL), ACL_SUCCESS);
     EXPECT(aclrtRecordEvent(sync_ev, s), ACL_SUCCESS);
     EXPECT(aclrtRecordEvent(tl, s), ACL_SUCCESS);
     EXPECT(aclrtRecordEvent(ex, s), ACL_SUCCESS);
@@ -306,8 +288,7 @@ static void check_event_flags(void)
     EXPECT(aclrtDestroyEvent(tl), ACL_SUCCESS);
     EXPECT(aclrtDestroyEvent(ex), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 #pragma GCC diagnostic pop
 
@@ -319,7 +300,7 @@ static void check_stream_timeouts(void)
     aclrtStream s;
     EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
     close_gate();
-    EXPECT(aclrtLaunchHostFunc(s, gate_fn, NULL), ACL_SUCCESS);
+    EXPECT(aclrtLaunchHostFunc(s, gate_task, NULL), ACL_SUCCESS);
     EXPECT(aclrtSynchronizeStreamWithTimeout(s, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     EXPECT_MSG("aclrtSynchronizeStreamWithTimeout", "20 ms");
     EXPECT(aclrtSynchronizeDeviceWithTimeout(10), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
@@ -397,10 +378,10 @@ static void check_stream_config(void)
 
     /* last task id: tasks on created streams, per thread */
     uint32_t t1 = 0, t2 = 0;
-    EXPECT(aclrtLaunchHostFunc(a, gate_fn, NULL), ACL_SUCCESS);
+    EXPECT(aclrtLaunchHostFunc(a, gate_task, NULL), ACL_SUCCESS);
     EXPECT(aclrtGetThreadLastTaskId(&t1), ACL_SUCCESS);
     open_gate();
-    EXPECT(aclrtLaunchHostFunc(a, gate_fn, NULL), ACL_SUCCESS);
+    EXPECT(aclrtLaunchHostFunc(a, gate_task, NULL), ACL_SUCCESS);
     EXPECT(aclrtGetThreadLastTaskId(&t2), ACL_SUCCESS);
     EXPECT(t2, t1 + 1);
     uint32_t avail = 0;
@@ -410,8 +391,7 @@ static void check_stream_config(void)
     EXPECT(aclrtDestroyStream(a), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(b), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(c), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 static void check_destroy_stream_force(void)
@@ -430,8 +410,7 @@ static void check_destroy_stream_force(void)
     EXPECT(aclrtDestroyStreamForce(s), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT(aclrtDestroyStreamForce(NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclrtFree(word), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -537,8 +516,7 @@ static void check_memory_extras(void)
     EXPECT(aclrtFreeWithDevSync(cached), ACL_SUCCESS);
     EXPECT(aclrtFree(al32), ACL_SUCCESS);
     EXPECT(aclrtFreeWithDevSync(al32), ACL_ERROR_RT_PARAM_INVALID); /* already freed */
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* ------------------------------------------------------------------ last error */
@@ -955,12 +933,4 @@ static const named_check CHECKS[] = {
     {"unsupported_features", check_unsupported_features},
 };
 
-int main(int argc, char **argv)
-{
-    int rc = run_named_check(argc, argv, CHECKS, sizeof CHECKS / sizeof CHECKS[0]);
-    if (rc < 0) {
-        fprintf(stderr, "usage: %s <check> | --list\n", argv[0]);
-        return 2;
-    }
-    return rc;
-}
+NAMED_CHECKS_MAIN(CHECKS)

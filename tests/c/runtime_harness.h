@@ -1,10 +1,15 @@
-/* The harness of the runtime's C check programs (runtime_checks.c, stream_queue.c): one
- * check per name, run by run_named_check(); EXPECT / EXPECT_TRUE stop at the first mismatch
- * with the check's name, the line and the thread's error text. */
+/* The harness of the runtime's C check programs (runtime_checks.c, runtime_families.c,
+ * stream_queue.c, stream_inline.c): one check per name, run by run_named_check() (main() from
+ * NAMED_CHECKS_MAIN); EXPECT / EXPECT_TRUE stop at the first mismatch with the check's name,
+ * the line and the thread's error text; the set-up and teardown every check brackets itself
+ * with, and a gate task that holds a stream until the check opens the gate. */
 #ifndef PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
 #define PYACL_HARDGRAD_TEST_RUNTIME_HARNESS_H
 
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +18,13 @@
 #include "acl/acl.h"
 #include "pyacl_hardgrad/embedded.h"
 
-/* The enqueue primitive libascendcl offers its sibling libraries (hg_internal.h). */
+/* The enqueue primitives libascendcl offers its sibling libraries (hg_internal.h): a task at
+ * the end of the stream's queue, and a kernel task of `elements` elements (UINT64_MAX: not
+ * known), which runs inside the launch when the stream is idle and the task small. */
 typedef void (*hg_task_fn)(void *arg);
 extern aclError hg_stream_submit(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg);
+extern aclError hg_stream_launch(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg,
+                                 uint64_t elements);
 
 static const char *g_check = "?";
 
@@ -86,6 +95,50 @@ static inline void teardown(void)
     EXPECT(aclFinalize(), ACL_SUCCESS);
 }
 
+/* teardown(), then nothing of the runtime may be left alive */
+static inline void teardown_all_freed(void)
+{
+    teardown();
+    expect_all_zero();
+}
+
+/* Until aclrtStreamQuery reports the stream complete: every task it accepted has run and the
+ * worker has marked it so (a synchronize may return a moment before that mark). */
+static inline void wait_stream_idle(aclrtStream s)
+{
+    for (;;) {
+        aclrtStreamStatus st;
+        EXPECT(aclrtStreamQuery(s, &st), ACL_SUCCESS);
+        if (st == ACL_STREAM_STATUS_COMPLETE)
+            return;
+        sched_yield();
+    }
+}
+
+/* The gate: gate_task (a stream task or host function) holds its stream until open_gate(). */
+static inline atomic_int *gate_flag(void)
+{
+    static atomic_int open;
+    return &open;
+}
+
+static inline void close_gate(void)
+{
+    atomic_store(gate_flag(), 0);
+}
+
+static inline void open_gate(void)
+{
+    atomic_store(gate_flag(), 1);
+}
+
+static inline void gate_task(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(gate_flag()))
+        sleep_ms(1);
+}
+
 typedef struct {
     const char *name;
     void (*fn)(void);
@@ -113,5 +166,17 @@ static inline int run_named_check(int argc, char **argv, const named_check *chec
     }
     return -1;
 }
+
+/* main() of a check program with no commands of its own: `--list`, or the check named, or the
+ * usage and exit status 2. */
+#define NAMED_CHECKS_MAIN(table)                                                           \
+    int main(int argc, char **argv)                                                        \
+    {                                                                                      \
+        int rc_ = run_named_check(argc, argv, table, sizeof table / sizeof table[0]);      \
+        if (rc_ >= 0)                                                                      \
+            return rc_;                                                                    \
+        fprintf(stderr, "usage: %s --list | <check>\n", argv[0]);                          \
+        return 2;                                                                          \
+    }
 
 #endif

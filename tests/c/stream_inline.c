@@ -1,31 +1,25 @@
 /* Small kernel tasks on an idle stream run on the launching thread (hg_stream_launch), with
  * the order, events, synchronisation, destroy and multi-thread behaviour the stream's worker
  * gives.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1) and off
- * (0, the default): where the two differ (which thread ran a task) the check reads
+ * (0; 1 is the default): where the two differ (which thread ran a task) the check reads
  * the setting; everything a program can observe through the API must be the same.
  *
  *   stream_inline --list | <check>
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "runtime_harness.h"
 #include "aclnnop/aclnn_hardtanh_backward.h"
 
-/* The launch primitive libascendcl offers the operator library (hg_internal.h). */
-extern aclError hg_stream_launch(aclrtStream stream, const char *caller, hg_task_fn fn, void *arg,
-                                 uint64_t elements);
 #define COST_UNKNOWN UINT64_MAX
 #define SMALL 8u
 
 static bool inline_on(void)
 {
     const char *v = getenv("PYACL_HARDGRAD_INLINE");
-    return v && strcmp(v, "1") == 0; /* off by default */
+    return !v || !*v || strcmp(v, "0") != 0; /* on unless set to 0 */
 }
 
 /* ---------------------------------------------------------------- task helpers */
@@ -108,8 +102,7 @@ static void check_idle_small_runs_in_launch(void)
     EXPECT(aclrtSynchronizeStream(NULL), ACL_SUCCESS);
     EXPECT(ran_here(&d), inline_on());
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* A stream with queued or running work is not idle: a small task queues behind it and runs
@@ -140,8 +133,7 @@ static void check_busy_stream_queues_small_task(void)
     EXPECT(aclrtStreamQuery(s, &st), ACL_SUCCESS);
     EXPECT(st, ACL_STREAM_STATUS_COMPLETE);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 typedef struct {
@@ -217,8 +209,7 @@ static void check_inline_run_holds_stream_order(void)
     }
     EXPECT(aclrtDestroyEvent(ev), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* Events around an inline task: a record before it and one after it bracket its run
@@ -241,7 +232,7 @@ static void check_events_bracket_inline_task(void)
     EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
     /* a synchronize returns once the record's slot is done; the worker marks the stream idle
      * just after, and until then a launch queues behind (right, but not what this checks) */
-    sleep_ms(20);
+    wait_stream_idle(s);
     probe timed = {.sleep_ms = 20};
     EXPECT(hg_stream_launch(s, "test", probe_task, &timed, SMALL), ACL_SUCCESS);
     EXPECT(aclrtRecordEvent(after, s), ACL_SUCCESS);
@@ -272,8 +263,7 @@ static void check_events_bracket_inline_task(void)
     EXPECT(aclrtDestroyEvent(cross), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(other), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 typedef struct {
@@ -323,8 +313,7 @@ static void check_destroy_waits_for_inline_task(void)
     /* a NULL task function is refused before anything runs */
     EXPECT(hg_stream_launch(NULL, "test", NULL, NULL, SMALL), ACL_ERROR_INVALID_PARAM);
     EXPECT_MSG("test", "task function is NULL");
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* Several threads launch small tasks on one stream at once, with synchronizes and the odd
@@ -403,8 +392,7 @@ static void check_concurrent_launchers_keep_order(void)
     for (int k = 0; k < STRESS_THREADS; ++k)
         EXPECT(atomic_load(&g_stress_last[k]), STRESS_TASKS - 1);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* The operator path: a one-shot 8-element hardtanh backward launched on an idle stream
@@ -486,8 +474,7 @@ static void check_operator_launch_inline(void)
         EXPECT(aclrtFree(dout), ACL_SUCCESS);
     }
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* One usable CPU for the whole process (the worker inherits it): hand-offs to the worker
@@ -522,8 +509,7 @@ static void check_single_cpu_hand_offs(void)
     EXPECT(atomic_load(&g_overlaps), 0);
     EXPECT(aclrtDestroyEvent(ev), ACL_SUCCESS);
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 /* A task above the always-inline size (1024 elements) but within the limit (4096) runs in
@@ -550,8 +536,7 @@ static void check_mid_size_inline_when_worker_sleeps(void)
         EXPECT(atomic_load(&over.order), 2);
     }
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
-    teardown();
-    expect_all_zero();
+    teardown_all_freed();
 }
 
 static const named_check CHECKS[] = {
@@ -566,12 +551,4 @@ static const named_check CHECKS[] = {
     {"mid_size_inline_when_worker_sleeps", check_mid_size_inline_when_worker_sleeps},
 };
 
-int main(int argc, char **argv)
-{
-    int rc = run_named_check(argc, argv, CHECKS, sizeof CHECKS / sizeof CHECKS[0]);
-    if (rc < 0) {
-        fprintf(stderr, "usage: %s --list | <check>\n", argv[0]);
-        return 2;
-    }
-    return rc;
-}
+NAMED_CHECKS_MAIN(CHECKS)

@@ -5,31 +5,8 @@
  * Every check asserts exact values; the first mismatch prints and exits 1. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdint.h>
 
 #include "runtime_harness.h"
-
-/* teardown(), then nothing of the runtime may be left alive */
-static void teardown_all_freed(void)
-{
-    teardown();
-    hgLiveCounts c;
-    EXPECT(hgGetLiveCounts(&c), ACL_SUCCESS);
-    EXPECT(c.streams, 0);
-    EXPECT(c.events, 0);
-    EXPECT(c.deviceAllocations, 0);
-}
-
-/* A task that holds the worker until the gate opens. */
-static atomic_int g_gate;
-
-static void gate_task(void *p)
-{
-    (void)p;
-    while (!atomic_load(&g_gate))
-        sleep_ms(1);
-}
 
 /* The worker appends (producer, index) pairs; only the worker writes the log. */
 enum { PRODUCERS = 4, PER_PRODUCER = 3000 };
@@ -95,12 +72,12 @@ static void check_growth_while_blocked(void)
     setup();
     aclrtStream s;
     EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
-    atomic_store(&g_gate, 0);
+    close_gate();
     g_len = 0;
     EXPECT(hg_stream_submit(s, "test", gate_task, NULL), ACL_SUCCESS);
     run_producers(s);
     EXPECT(g_len, 0);
-    atomic_store(&g_gate, 1);
+    open_gate();
     EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
     expect_log_complete();
     EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
@@ -133,13 +110,13 @@ static void check_growth_keeps_task_fields(void)
     uint8_t *scratch, *out;
     EXPECT(aclrtMalloc((void **)&scratch, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     EXPECT(aclrtMalloc((void **)&out, N, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-    atomic_store(&g_gate, 0);
+    close_gate();
     EXPECT(hg_stream_submit(s, "test", gate_task, NULL), ACL_SUCCESS);
     for (int i = 0; i < N; ++i) {
         EXPECT(aclrtMemsetAsync(scratch, 256, (i * 7) & 0xff, 256, s), ACL_SUCCESS);
         EXPECT(aclrtMemcpyAsync(out + i, 1, scratch + (i % 256), 1, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_SUCCESS);
     }
-    atomic_store(&g_gate, 1);
+    open_gate();
     EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
     uint8_t host[N];
     EXPECT(aclrtMemcpy(host, N, out, N, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
@@ -168,7 +145,7 @@ static void check_events_through_growth(void)
     EXPECT(aclrtCreateStream(&a), ACL_SUCCESS);
     EXPECT(aclrtCreateStream(&b), ACL_SUCCESS);
     EXPECT(aclrtCreateEvent(&ev), ACL_SUCCESS);
-    atomic_store(&g_gate, 0);
+    close_gate();
     atomic_store(&g_after_wait, 0);
     g_len = 0;
     EXPECT(hg_stream_submit(a, "test", gate_task, NULL), ACL_SUCCESS);
@@ -182,7 +159,7 @@ static void check_events_through_growth(void)
         EXPECT(hg_stream_submit(b, "test", mark_task, NULL), ACL_SUCCESS);
     sleep_ms(20);
     EXPECT(atomic_load(&g_after_wait), 0); /* b waits for a's record, a for the gate */
-    atomic_store(&g_gate, 1);
+    open_gate();
     EXPECT(aclrtSynchronizeStream(b), ACL_SUCCESS);
     EXPECT(atomic_load(&g_after_wait), 300);
     EXPECT(g_len, 500); /* a's tasks before the record all ran */
@@ -198,7 +175,7 @@ static void *open_gate_later(void *p)
 {
     (void)p;
     sleep_ms(30);
-    atomic_store(&g_gate, 1);
+    open_gate();
     return NULL;
 }
 
@@ -208,7 +185,7 @@ static void check_destroy_drains(void)
     setup();
     aclrtStream s;
     EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
-    atomic_store(&g_gate, 0);
+    close_gate();
     g_len = 0;
     EXPECT(hg_stream_submit(s, "test", gate_task, NULL), ACL_SUCCESS);
     for (int i = 0; i < 1000; ++i) {
@@ -245,7 +222,7 @@ static void check_park_and_wake(void)
         if (i % 4 == 0)
             sleep_ms(3); /* longer than the default spin: the worker parks */
         EXPECT(hg_stream_submit(s, "test", i % 2 ? ping_task : gate_task, NULL), ACL_SUCCESS);
-        atomic_store(&g_gate, 1);
+        open_gate();
         EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
         EXPECT(atomic_load(&g_pings), (i + 1) / 2);
     }
@@ -262,11 +239,4 @@ static const named_check CHECKS[] = {
     {"park_and_wake", check_park_and_wake},
 };
 
-int main(int argc, char **argv)
-{
-    int rc = run_named_check(argc, argv, CHECKS, sizeof CHECKS / sizeof CHECKS[0]);
-    if (rc >= 0)
-        return rc;
-    fprintf(stderr, "usage: %s <check> | --list\n", argv[0]);
-    return 2;
-}
+NAMED_CHECKS_MAIN(CHECKS)
