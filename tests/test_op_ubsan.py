@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 
 import numpy as np
 import pytest

@@ -7,7 +7,7 @@ import pytest
 
 import hg_model
 import py_op_cases
-from py_op_cases import G, X
+from py_op_cases import G
 
 CASES = py_op_cases.cases()
 SCALAR_CASES = py_op_cases.with_scalars()
