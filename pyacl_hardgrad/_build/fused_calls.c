@@ -210,6 +210,23 @@ static void hgb_note(const char *function, int status)
 static void hgb_lock(hgb_obj *s) { hgb_spin_lock(&s->lock); }
 static void hgb_unlock(hgb_obj *s) { hgb_spin_unlock(&s->lock); }
 
+/* Make room for `need` entries in a stream's array (`held` or `pins`; the caller holds the lock):
+ * the capacity doubles from `first`.  False when out of memory (nothing changed). */
+static bool hgb_grow(hgb_obj ***items, int32_t *cap, int need, int first)
+{
+    if (need <= *cap)
+        return true;
+    int c = *cap ? *cap * 2 : first;
+    while (c < need)
+        c *= 2;
+    hgb_obj **h = realloc(*items, (size_t)c * sizeof *h);
+    if (h == NULL)
+        return false;
+    *items = h;
+    *cap = c;
+    return true;
+}
+
 /* Take ownership of references in objs[0..n) (already retained) until the next sync.  A launch
  * that repeats the last one's objects adds nothing (its references are given back). */
 static int hgb_hand_over(hgb_obj *stream, hgb_obj *const *objs, int n)
@@ -219,18 +236,7 @@ static int hgb_hand_over(hgb_obj *stream, hgb_obj *const *objs, int n)
     if (stream->nheld >= n && memcmp(stream->held + stream->nheld - n, objs, (size_t)n * sizeof *objs) == 0) {
         same = true;
     } else {
-        if (stream->nheld + n > stream->capheld) {
-            int cap = stream->capheld ? stream->capheld * 2 : 16;
-            while (cap < stream->nheld + n)
-                cap *= 2;
-            hgb_obj **h = realloc(stream->held, (size_t)cap * sizeof *h);
-            if (h == NULL) {
-                ok = false;
-            } else {
-                stream->held = h;
-                stream->capheld = cap;
-            }
-        }
+        ok = hgb_grow(&stream->held, &stream->capheld, stream->nheld + n, 16);
         if (ok) {
             memcpy(stream->held + stream->nheld, objs, (size_t)n * sizeof *objs);
             __atomic_store_n(&stream->nheld, stream->nheld + n, __ATOMIC_RELAXED);
@@ -274,14 +280,8 @@ int64_t hgb_stream_held(hgb_obj *stream)
 static bool hgb_unpin_closed(hgb_obj *stream, bool all)
 {
     int keep = 0, moved = 0;
-    if (stream->nheld + stream->npins > stream->capheld) {
-        int cap = stream->nheld + stream->npins;
-        hgb_obj **h = realloc(stream->held, (size_t)cap * sizeof *h);
-        if (h == NULL)
-            return false;      /* they stay pinned, for a later sync */
-        stream->held = h;
-        stream->capheld = cap;
-    }
+    if (!hgb_grow(&stream->held, &stream->capheld, stream->nheld + stream->npins, 16))
+        return false;          /* they stay pinned, for a later sync */
     for (int i = 0; i < stream->npins; i++) {
         hgb_obj *p = stream->pins[i];
         if (all || !__atomic_load_n(&p->open, __ATOMIC_SEQ_CST))
@@ -342,14 +342,9 @@ static void hgb_give_back(hgb_obj *stream, hgb_obj **items, int n)
 {
     hgb_lock(stream);
     int total = stream->nheld + n;
-    if (total > stream->capheld) {
-        hgb_obj **h = realloc(stream->held, (size_t)total * sizeof *h);
-        if (h == NULL) {       /* cannot happen in practice; never free what may be in use */
-            hgb_unlock(stream);
-            return;
-        }
-        stream->held = h;
-        stream->capheld = total;
+    if (!hgb_grow(&stream->held, &stream->capheld, total, 16)) {
+        hgb_unlock(stream);    /* cannot happen in practice; never free what may be in use */
+        return;
     }
     memmove(stream->held + n, stream->held, (size_t)stream->nheld * sizeof *items);
     memcpy(stream->held, items, (size_t)n * sizeof *items);
@@ -863,16 +858,7 @@ static bool hgb_pin(hgb_obj *plan, hgb_obj *stream, hgb_obj **ref)
     while (i < stream->npins && stream->pins[i] != plan)
         i++;
     if (i == stream->npins) {
-        if (stream->npins == stream->cappins) {
-            int cap = stream->cappins ? stream->cappins * 2 : 4;
-            hgb_obj **h = realloc(stream->pins, (size_t)cap * sizeof *h);
-            if (h == NULL) {
-                ok = false;
-            } else {
-                stream->pins = h;
-                stream->cappins = cap;
-            }
-        }
+        ok = hgb_grow(&stream->pins, &stream->cappins, stream->npins + 1, 4);
         if (ok) {
             stream->pins[i] = plan;
             __atomic_store_n(&stream->npins, i + 1, __ATOMIC_RELAXED);
