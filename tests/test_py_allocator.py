@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from hg_threads import run_threads
 
 
 @pytest.fixture
@@ -214,11 +215,7 @@ def test_threads_never_share_a_live_block_and_the_books_balance(hg, dev):
                 t.close()
             s.close()
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 4)
     g.close()
     assert not errors
     s = _stats(hg, dev)

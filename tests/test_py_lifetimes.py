@@ -1,12 +1,13 @@
 """Handles: close(), with, idempotent close, use-after-close, finalizers, dependencies; a device's
 close waits for its default stream; a call outlives the cached Scalars it uses being released."""
+import contextlib
 import gc
-import threading
 
 import numpy as np
 import pytest
 
 import py_op_cases
+from hg_threads import run_threads
 
 CASES = py_op_cases.cases()
 SCALAR_CASES = py_op_cases.with_scalars()
@@ -213,26 +214,30 @@ def test_threads_each_with_their_own_stream(hg, case):
                             t.close()
             except Exception as exc:   # reported to the main thread
                 errors.append(exc)
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_threads(worker, 4)
     assert not errors, errors
 
 
-def test_garbage_collected_handles_release_their_resources(hg):
+@contextlib.contextmanager
+def _all_released_after(hg):
+    """The body leaves nothing alive once the defaults are released (counts as before it)."""
     hg.release_defaults()
     before = _counts(hg)
-    dev = hg.Device(0)
-    for case in CASES:
-        ts = case.tensors(hg, dev)
-        case.call(ts, sync=True)         # the returned out is dropped at once
-        case.plan(ts, repeatable=True)   # so are the plan and its out
-        del ts
-    del dev
+    yield
     hg.release_defaults()
-    assert _counts(hg) == before
+    after = _counts(hg)
+    assert after == before, after
+
+
+def test_garbage_collected_handles_release_their_resources(hg):
+    with _all_released_after(hg):
+        dev = hg.Device(0)
+        for case in CASES:
+            ts = case.tensors(hg, dev)
+            case.call(ts, sync=True)         # the returned out is dropped at once
+            case.plan(ts, repeatable=True)   # so are the plan and its out
+            del ts
+        del dev
 
 
 class _RacingLookup:
@@ -268,15 +273,11 @@ def test_one_call_survives_cached_scalars_released_concurrently(hg, monkeypatch,
 
 
 def test_closing_a_device_waits_for_its_default_stream_so_nothing_stays_alive(hg):
-    hg.release_defaults()
-    before = _counts(hg)
-    dev = hg.Device(0)
-    for case in CASES:
-        ts = case.tensors(hg, dev)
-        o = case.call(ts)                        # queued on the default stream, not synchronized
-        for t in ts + [o]:
-            t.close()
-    dev.close()
-    hg.release_defaults()
-    after = _counts(hg)
-    assert after == before, after
+    with _all_released_after(hg):
+        dev = hg.Device(0)
+        for case in CASES:
+            ts = case.tensors(hg, dev)
+            o = case.call(ts)                        # queued on the default stream, not synchronized
+            for t in ts + [o]:
+                t.close()
+        dev.close()

@@ -15,6 +15,7 @@ import pytest
 
 import py_op_cases
 from py_op_cases import refs
+from hg_threads import run_threads
 
 CASES = py_op_cases.cases()
 
@@ -198,11 +199,7 @@ def test_threads_sharing_one_stream_launch_and_sync(hg, case):
                     t.close()
             except Exception as exc:   # reported to the main thread
                 errors.append(exc)
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_threads(worker, 4)
         s.synchronize()
         assert s._held() == 0
     assert not errors, errors
@@ -224,11 +221,7 @@ def test_threads_running_one_plan_on_one_stream_hold_it_once(hg, case):
                         plan.run(None, s)
                 except Exception as exc:   # reported to the main thread
                     errors.append(exc)
-            threads = [threading.Thread(target=worker) for _ in range(3)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            run_threads(lambda _k: worker(), 3)
             assert plan._refs == 2 and s._held() == 0 and s._pinned() == 1
             plan.close()
             s.synchronize()

@@ -10,6 +10,7 @@ import pytest
 
 import py_op_cases
 from py_op_cases import refs
+from hg_threads import run_threads
 
 CASES = py_op_cases.cases()
 SCALAR_CASES = py_op_cases.with_scalars()
@@ -217,11 +218,7 @@ def test_handle_layer_counts_are_atomic_across_threads(hg):
         for _ in range(per_thread):
             lib.hgb_obj_retain(c)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(lambda _k: work(), 4)
     assert lib.hgb_obj_refs(c) == 1 + 4 * per_thread
     for _ in range(4 * per_thread):
         lib.hgb_obj_release(c)
