@@ -24,23 +24,29 @@ def want(g, x):
 
 rng = np.random.default_rng(7)
 with hg.Device(0) as dev, dev.create_stream() as s:
-    G, X = (rng.uniform(-4, 4, 8).astype(np.float32) for _ in range(2))
-    g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((8,), "float32", dev)
-    expect = want(G, X)
-    for i in range(300):
-        o.copy_from(np.zeros(8, np.float32))
-        hg.hardtanh_backward(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
-        assert np.array_equal(o.numpy(), expect), i
-    plan = hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, o, repeatable=True)
-    for i in range(300):
-        plan.run(None, s, sync=(i % 2 == 0))
-        if i % 3 == 0:
-            s.synchronize()
-    s.synchronize()
-    assert np.array_equal(o.numpy(), expect)
-    # numpy in, numpy out
-    for i in range(50):
-        assert np.array_equal(hg.hardtanh_backward(G, X, -1.0, 1.0), expect)
+    # 8 elements: inline by size; 70001: inline only as a call that waits (sync=True)
+    for n, reps in ((70001, 20), (8, 300)):
+        G, X = (rng.uniform(-4, 4, n).astype(np.float32) for _ in range(2))
+        g, x, o = hg.Tensor(G, dev), hg.Tensor(X, dev), hg.empty((n,), "float32", dev)
+        expect = want(G, X)
+        for i in range(reps):
+            o.copy_from(np.zeros(n, np.float32))
+            hg.hardtanh_backward(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
+            assert np.array_equal(o.numpy(), expect), (n, i)
+        plan = hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, o, repeatable=True)
+        for i in range(reps):
+            plan.run(None, s, sync=(i % 2 == 0))
+            if i % 3 == 0:
+                s.synchronize()
+        s.synchronize()
+        assert np.array_equal(o.numpy(), expect)
+        # numpy in, numpy out
+        for i in range(min(reps, 50)):
+            assert np.array_equal(hg.hardtanh_backward(G, X, -1.0, 1.0), expect)
+        if n != 8:
+            plan.close()
+            for t in (g, x, o):
+                t.close()
 
     # a call behind a blocking host function waits for it (the stream is not idle)
     gate, seen = threading.Event(), []
@@ -50,6 +56,11 @@ with hg.Device(0) as dev, dev.create_stream() as s:
         gate.wait(10)
     s.launch_host_func(host)
     hg.hardtanh_backward(g, x, -1.0, 1.0, out=o, stream=s)
+    big_g, big_x = hg.Tensor(np.resize(G, 70001), dev), hg.Tensor(np.resize(X, 70001), dev)
+    big = hg.empty((70001,), "float32", dev)
+    waiter = threading.Thread(target=hg.hardtanh_backward, args=(big_g, big_x, -1.0, 1.0),
+                              kwargs={"out": big, "stream": s, "sync": True})
+    waiter.start()               # a call that waits, queued behind the host function too
     ev = s.record()
     assert not ev.query() and not s.query()
     raw = np.empty(8, np.float32)
@@ -58,9 +69,14 @@ with hg.Device(0) as dev, dev.create_stream() as s:
                                         hg.raw.lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
     assert not raw.any(), raw          # not run yet: queued behind the host function
     gate.set()
+    waiter.join(30)
+    assert not waiter.is_alive()
     ev.synchronize()
     assert ev.query() and s.query()
     assert np.array_equal(o.numpy(), expect)
+    assert np.array_equal(big.numpy(), want(np.resize(G, 70001), np.resize(X, 70001)))
+    for t in (big_g, big_x, big):
+        t.close()
     assert seen and seen[0] != threading.get_ident()
     ev.close()
     plan.close()

@@ -1,7 +1,8 @@
 """Small kernel tasks on an idle stream run inside the launch call (tests/c/stream_inline.c):
 stream order against queued work, later launches from other threads, records, event waits,
 synchronize with and without a time-out, stream query and destroy; the operator path; one
-usable CPU.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1, the default)
+usable CPU; a thread that waits for its launches (hgSetSynchronousLaunch) has tasks of any size
+run in the launch.  Every check runs with inline execution on (PYACL_HARDGRAD_INLINE=1, the default)
 and off (0), natively, some under valgrind memcheck and all under ThreadSanitizer."""
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from hg_cchecks import RUNTIME_DEFAULTS, build_tsan, named_checks, run_named
 
 CHECKS = ["idle_small_runs_in_launch", "busy_stream_queues_small_task", "inline_run_holds_stream_order",
           "events_bracket_inline_task", "destroy_waits_for_inline_task", "concurrent_launchers_keep_order",
-          "operator_launch_inline", "single_cpu_hand_offs", "mid_size_inline_when_worker_sleeps"]
+          "operator_launch_inline", "single_cpu_hand_offs", "mid_size_inline_when_worker_sleeps",
+          "synchronous_launch_runs_any_size_in_launch"]
 
 # inline execution on or off (the runtime's other settings at their defaults)
 MODES = {"inline": {"PYACL_HARDGRAD_INLINE": "1"}, "worker_only": {"PYACL_HARDGRAD_INLINE": "0"}}

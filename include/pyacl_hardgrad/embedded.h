@@ -96,6 +96,14 @@ typedef struct hgKernelSettings {
 
 ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);
 
+/* Whether the calling thread waits for each of its kernel launches right after making it (an
+ * aclnn call followed by aclrtSynchronizeStream).  While enabled, a kernel launched from this
+ * thread onto an idle stream runs on this thread, at any size (its large calls split over the
+ * operator library's pool with this thread taking part), instead of on the stream's worker
+ * while this thread only waits; stream order, events and synchronisation are as for any launch.
+ * A launch onto a busy stream queues as usual.  PYACL_HARDGRAD_INLINE=0 turns this off too. */
+ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable);
+
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);
 

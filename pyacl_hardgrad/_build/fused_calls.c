@@ -715,6 +715,20 @@ int hgb_begin(hgb_call *call, hgb_obj *stream, hgb_obj *const *args, int n)
     return 0;
 }
 
+/* Phase 2 of a launch; with HGB_WAIT the caller waits for it at once, so the embedded runtime
+ * runs it on this thread (hgSetSynchronousLaunch) rather than leaving this thread waiting for the
+ * stream's worker.  A runtime without the call (CANN) queues it as usual. */
+static int hgb_phase2(hgb_phase2_fn phase2, void *ws, uint64_t size, aclOpExecutor *ex, aclrtStream stream,
+                      int flags)
+{
+    if (!(flags & HGB_WAIT) || hgb_fp_hgSetSynchronousLaunch == hgb_missing_hgSetSynchronousLaunch)
+        return phase2(ws, size, ex, stream);
+    (void)hgSetSynchronousLaunch(1);
+    int st = phase2(ws, size, ex, stream);
+    (void)hgSetSynchronousLaunch(0);
+    return st;
+}
+
 static void hgb_mark_tensors(hgb_obj *const *objs, int n, hgb_obj *stream)
 {
     for (int i = 0; i < n; i++) {
@@ -771,7 +785,7 @@ static int hgb_launch(hgb_call *call, int status, hgb_obj *const *args, int n, h
         ws = wso->handle;
         held[m++] = wso;
     }
-    int st = phase2(ws, size, ex, stream->handle);
+    int st = hgb_phase2(phase2, ws, size, ex, stream->handle, flags);
     if (st != 0) {
         hgb_note("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex)); /* a failed launch did not consume it */
         hgb_release_all(held, m);
@@ -903,7 +917,7 @@ static int hgb_pinned_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, int fl
         void *ws = NULL;
         if (plan->ws_size != 0 && (st = hgb_plan_workspace(plan, stream, &ws)) != 0) {
             call->function = "aclrtMalloc";
-        } else if ((st = plan->phase2(ws, plan->ws_size, ex, stream->handle)) != 0) {
+        } else if ((st = hgb_phase2(plan->phase2, ws, plan->ws_size, ex, stream->handle, flags)) != 0) {
             call->function = plan->phase2_name;
         } else {
             hgb_mark_tensors(plan->deps, plan->ndeps, stream);
@@ -961,7 +975,7 @@ static int hgb_run_plan(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj 
             return st;
         }
     }
-    st = plan->phase2(ws, plan->ws_size, ex, stream->handle);
+    st = hgb_phase2(plan->phase2, ws, plan->ws_size, ex, stream->handle, flags);
     if (st != 0) {
         if (!plan->repeatable)   /* not consumed: the plan may run again (or destroy it on close) */
             __atomic_store_n((aclOpExecutor **)&plan->handle, ex, __ATOMIC_RELEASE);

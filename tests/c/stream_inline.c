@@ -539,6 +539,67 @@ static void check_mid_size_inline_when_worker_sleeps(void)
     teardown_all_freed();
 }
 
+/* A thread that says it waits for its launches (hgSetSynchronousLaunch) gets a kernel task of
+ * any size run in the launch when the stream is idle; a task of unknown size still goes to the
+ * worker, on a busy stream the task queues behind what runs, and the setting belongs to the
+ * thread that made it (another thread's large task, and this thread's after switching back,
+ * go to the worker). */
+typedef struct {
+    aclrtStream s;
+    probe p;
+} other_launch;
+
+static void *launch_large_task(void *arg)
+{
+    other_launch *o = arg;
+    EXPECT(hg_stream_launch(o->s, "test", probe_task, &o->p, 1u << 24), ACL_SUCCESS);
+    EXPECT(aclrtSynchronizeStream(o->s), ACL_SUCCESS);
+    EXPECT_TRUE(!ran_here(&o->p));
+    return NULL;
+}
+
+static void check_synchronous_launch_runs_any_size_in_launch(void)
+{
+    setup();
+    aclrtStream s;
+    EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
+    EXPECT(hgSetSynchronousLaunch(1), ACL_SUCCESS);
+    for (int round = 0; round < 3; ++round) {
+        reset_log();
+        probe large = {0}, unknown = {0}, blocker = {0}, behind = {0};
+        EXPECT(hg_stream_launch(s, "test", probe_task, &large, 1u << 24), ACL_SUCCESS);
+        if (inline_on())
+            EXPECT(atomic_load(&large.order), 1); /* done when the launch returns */
+        EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT(ran_here(&large), inline_on());
+        EXPECT(hg_stream_launch(s, "test", probe_task, &unknown, COST_UNKNOWN), ACL_SUCCESS);
+        EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT_TRUE(!ran_here(&unknown));
+        atomic_int gate = 0;
+        blocker.gate = &gate;
+        EXPECT(hg_stream_launch(s, "test", probe_task, &blocker, COST_UNKNOWN), ACL_SUCCESS);
+        EXPECT(hg_stream_launch(s, "test", probe_task, &behind, 1u << 24), ACL_SUCCESS);
+        EXPECT(atomic_load(&behind.order), 0);
+        atomic_store(&gate, 1);
+        EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        EXPECT_TRUE(!ran_here(&behind));
+        EXPECT(atomic_load(&blocker.order), 3);
+        EXPECT(atomic_load(&behind.order), 4);
+        EXPECT(atomic_load(&g_overlaps), 0);
+    }
+    other_launch other = {s, {0}};
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, launch_large_task, &other), 0);
+    EXPECT(pthread_join(t, NULL), 0);
+    EXPECT(hgSetSynchronousLaunch(0), ACL_SUCCESS);
+    probe after = {0};
+    EXPECT(hg_stream_launch(s, "test", probe_task, &after, 1u << 24), ACL_SUCCESS);
+    EXPECT(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    EXPECT_TRUE(!ran_here(&after));
+    EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
+    teardown_all_freed();
+}
+
 static const named_check CHECKS[] = {
     {"idle_small_runs_in_launch", check_idle_small_runs_in_launch},
     {"busy_stream_queues_small_task", check_busy_stream_queues_small_task},
@@ -549,6 +610,7 @@ static const named_check CHECKS[] = {
     {"operator_launch_inline", check_operator_launch_inline},
     {"single_cpu_hand_offs", check_single_cpu_hand_offs},
     {"mid_size_inline_when_worker_sleeps", check_mid_size_inline_when_worker_sleeps},
+    {"synchronous_launch_runs_any_size_in_launch", check_synchronous_launch_runs_any_size_in_launch},
 };
 
 NAMED_CHECKS_MAIN(CHECKS)

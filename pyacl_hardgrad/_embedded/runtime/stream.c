@@ -16,7 +16,8 @@
  * either a task identical to the copy or a not-ready slot, and then reloads the ring
  * pointer.
  *
- * Inline runs (hg_stream_push_small): a small kernel task launched on an idle stream
+ * Inline runs (hg_stream_push_small): a small kernel task (or any kernel task of a thread that
+ * said it waits for its launches, hgSetSynchronousLaunch) launched on an idle stream
  * (completed == submitted under qmu: nothing queued, nothing running, nothing waited for)
  * takes the next seq like any task but is never stored in the ring: the launching thread
  * runs it, then publishes its completion itself (slot `done`, `completed`), which only the
@@ -528,9 +529,23 @@ aclError hg_stream_push(hg_stream *s, hg_task *task, const char *func)
     return push_locked(s, task, func, atomic_load_explicit(&s->submitted, memory_order_relaxed));
 }
 
+/* hgSetSynchronousLaunch: this thread waits for its launches right after making them. */
+static _Thread_local bool tls_sync_launch;
+
+ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable)
+{
+    tls_sync_launch = enable != 0;
+    return ACL_SUCCESS;
+}
+
 aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uint64_t elements)
 {
-    if (elements >= atomic_load_explicit(&hg_rt.inline_below, memory_order_relaxed))
+    /* A launch its thread waits for at once runs there whatever its size: handing it to the
+     * worker would leave that thread waiting while the worker (and the pool's workers beside
+     * it) compete with it for the CPUs. */
+    bool sync = tls_sync_launch && elements != HG_COST_UNKNOWN;
+    uint64_t below = atomic_load_explicit(&hg_rt.inline_below, memory_order_relaxed);
+    if (below == 0 || (!sync && elements >= below))
         return hg_stream_push(s, task, func);
     int cpu;
     if (!lock_for_push(s, func, &cpu))
@@ -541,7 +556,7 @@ aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uin
     /* A task whose run takes longer than a hand-off goes to a worker that is polling on
      * another CPU: there the hand-off is cheap and the task overlaps the caller's next
      * steps.  Inline it only when the worker sleeps or shares this CPU. */
-    if (elements > HG_INLINE_ALWAYS && !s->sleeping &&
+    if (!sync && elements > HG_INLINE_ALWAYS && !s->sleeping &&
         atomic_load_explicit(&s->worker_cpu, memory_order_relaxed) != cpu)
         return push_locked(s, task, func, last);
     HG_HAPPENS_AFTER(&s->completed);
