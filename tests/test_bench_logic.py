@@ -3,6 +3,9 @@ has, the trace and /proc readers, the targets evaluated on synthetic results, an
 process's protocol (bodies, the placement and the forced kernel path it runs under)."""
 from __future__ import annotations
 
+import collections
+import itertools
+
 import os
 
 import pytest
@@ -171,6 +174,21 @@ class _FakeSide:
         self.log.append(("time", self.label, k, warm))
         self.n += 1
         return self.times[self.n - 1]
+
+
+def test_timed_rounds_puts_each_side_after_each_other_equally_often(bench):
+    """With three sides, two cycles of rounds run all six orders, so each side comes right after
+    each other side in as many rounds (plain rotation would put one side after the same
+    neighbour in two rounds of three)."""
+    R = bench.runner
+    log = []
+    items = [("x", [_FakeSide(s, log, [1.0] * 6) for s in ("a", "b", "c")])]
+    R.timed_rounds(items, 6, 6e6)
+    timed = [e[1] for e in log if e[0] == "time"]
+    orders = [tuple(timed[i:i + 3]) for i in range(0, 18, 3)]
+    assert sorted(orders) == sorted(itertools.permutations("abc"))
+    after = collections.Counter((o[i], o[i + 1]) for o in orders for i in range(2))
+    assert set(after.values()) == {2} and len(after) == 6, after
 
 
 def test_timed_rounds_rotates_the_sides_every_round(bench):

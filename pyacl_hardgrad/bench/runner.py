@@ -358,7 +358,11 @@ def timed_rounds(items, rounds: int, target_ns: float) -> dict:
     of a worker process.  Every side is calibrated to ``target_ns / rounds`` per batch; then each
     round goes through all items and times one batch of each side back to back, the order of the
     sides rotating by one per round (two sides: alternating), so slow moments of the machine land
-    on all sides of an item and each item's rounds spread over the time of all items.  A batch of
+    on all sides of an item and each item's rounds spread over the time of all items.  With three
+    or more sides every second cycle of rotations runs reversed, so over two cycles each side
+    runs right after each other side equally often (what ran just before a batch, e.g. another
+    process's threads and data, changes its time: plain rotation puts a side after the same
+    neighbour in most rounds).  A batch of
     more than one call starts with one untimed call.  Returns {name: {label: {'ns': per-round
     per-call times, 'iters': k}}}."""
     rounds = max(int(rounds), 1)
@@ -368,7 +372,10 @@ def timed_rounds(items, rounds: int, target_ns: float) -> dict:
     for r in range(rounds):
         for name, sides in items:
             m = len(sides)
-            for side in sides[r % m:] + sides[:r % m]:
+            order = sides[r % m:] + sides[:r % m]
+            if m > 2 and (r // m) % 2:
+                order.reverse()     # then each side comes right after each other one as often
+            for side in order:
                 k = cal[name, side.label]
                 out[name][side.label]["ns"].append(side.batch(k, k > 1))
     return out
