@@ -6,6 +6,7 @@ an ``owner`` object handed to ``from_device_pointer`` (a foreign pointer is not 
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -23,7 +24,7 @@ __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 _AxisError = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError
 _FORMAT_ND = lib.ACL_FORMAT_ND
 _KIND_TENSOR = lib.HGB_KIND_TENSOR
-_gc = ffi.gc
+_NULL = ffi.NULL
 _forget = lib.hgb_obj_forget
 _wait_for = lib.hgb_tensor_wait
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
@@ -167,6 +168,25 @@ class Tensor(CHandle):
         self._handle = handle
         self._own(lib.hgb_obj_new(_KIND_TENSOR, handle, 0, [dep], 1, 1))
 
+    def _own(self, o) -> None:
+        """Take the object just made for this tensor.  A Tensor holds the bare pointer and lets go
+        of it in ``__del__``: an ``ffi.gc`` wrapper per tensor costs about as much again as the
+        rest of making one.  The pointer never leaves the tensor's lifetime: calls pass it into C
+        while they hold the tensor, and C keeps its own references."""
+        if o == _NULL:
+            raise MemoryError("cannot track a Tensor")
+        self._o = o
+        self._live = [True]
+
+    def __copy__(self) -> "Tensor":
+        """``copy.copy``: a new tensor handle (a view) over the same memory, closed on its own."""
+        return self.view(self.shape, self.strides, self.offset)
+
+    def __del__(self, _forget=_forget):
+        o = self.__dict__.get("_o")
+        if o is not None:
+            _forget(o)
+
     @classmethod
     def _new(cls, *args):
         t = cls.__new__(cls)
@@ -240,6 +260,12 @@ class Tensor(CHandle):
 
     _memory = None
     _owns_memory = False          # _memory is a handle this tensor made (closed with it)
+
+    @functools.cached_property
+    def _handle(self):
+        """The aclTensor of a tensor the handle layer made, read when first asked for (most
+        never are); other tensors set theirs in ``_init``."""
+        return lib.hgb_obj_handle(self._o)
 
     @property
     def _acl_dtype(self) -> int:
@@ -486,8 +512,7 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     t.dtype = layout[2]
     t._data = call.data
     t._device_state = state
-    t._handle = call.tensor
-    t._o = _gc(call.made, _forget)
+    t._o = call.made                # let go of by Tensor.__del__
     t._live = [True]
     return t
 

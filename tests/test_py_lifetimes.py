@@ -1,6 +1,7 @@
 """Handles: close(), with, idempotent close, use-after-close, finalizers, dependencies; a device's
 close waits for its default stream; a call outlives the cached Scalars it uses being released."""
 import contextlib
+import copy
 import gc
 
 import numpy as np
@@ -227,6 +228,32 @@ def _all_released_after(hg):
     hg.release_defaults()
     after = _counts(hg)
     assert after == before, after
+
+
+@pytest.mark.parametrize("first", ["original", "copy"])
+def test_a_copied_tensor_is_a_handle_of_its_own_over_the_same_memory(hg, first):
+    with _all_released_after(hg), hg.Device(0) as dev:
+        for made in ("from_numpy", "empty", "operator output"):
+            if made == "from_numpy":
+                t = hg.Tensor(np.arange(4, dtype=np.float32), dev)
+            elif made == "empty":
+                t = hg.empty((4,), "float32", dev).copy_from(np.arange(4, dtype=np.float32))
+            else:                        # made by the handle layer inside a call without out=
+                g = hg.Tensor(np.arange(4, dtype=np.float32), dev)
+                t = hg.hardtanh_backward(g, g, -10.0, 10.0, sync=True)
+                g.close()
+            c = copy.copy(t)
+            assert c is not t and c._o != t._o and c.data_ptr == t.data_ptr
+            a, b = (t, c) if first == "original" else (c, t)
+            a.close()
+            assert a.closed and not b.closed
+            np.testing.assert_array_equal(b.numpy(), np.arange(4, dtype=np.float32))
+            del a, t, c
+            gc.collect()
+            np.testing.assert_array_equal(b.numpy(), np.arange(4, dtype=np.float32))
+            del b
+        with pytest.raises(TypeError):
+            copy.deepcopy(hg.empty((2,), "float32", dev))
 
 
 def test_garbage_collected_handles_release_their_resources(hg):
