@@ -838,7 +838,7 @@ class Plan(CHandle):
                         f"{type(workspace).__name__}")
 
     def _run_failed(self, st, c, stream, workspace):
-        if c.function != _NULL and ffi.string(c.function) == b"aclrtSynchronizeStream":
+        if c.wait_failed:
             self._runs += 1     # launched: only the wait failed (the stream keeps what the work uses)
             sync_failed(stream, st)
         if st == _CONSUMED:

@@ -697,6 +697,7 @@ int hgb_begin(hgb_call *call, hgb_obj *stream, hgb_obj *const *args, int n)
     call->executor = NULL;
     call->workspace_size = 0;
     call->made = NULL;
+    call->wait_failed = 0;
     if (stream != NULL && !hgb_obj_hold(stream)) {
         call->function = NULL;
         call->index = n;
@@ -748,8 +749,10 @@ static int hgb_launched(hgb_call *call, hgb_obj *const *held, int n, hgb_obj *st
         return 0;
     }
     int st = hgb_sync_drop(stream, true);
-    if (st != 0)
+    if (st != 0) {
         call->function = "aclrtSynchronizeStream";
+        call->wait_failed = 1;
+    }
     return st;
 }
 
@@ -931,8 +934,10 @@ static int hgb_pinned_run(hgb_call *call, hgb_obj *plan, hgb_obj *stream, int fl
     __atomic_sub_fetch(&stream->busy, 1, __ATOMIC_RELEASE);
     if (held) {
         st = hgb_sync_drop(stream, true);
-        if (st != 0)
+        if (st != 0) {
             call->function = "aclrtSynchronizeStream";
+            call->wait_failed = 1;
+        }
     }
     return st;
 }
@@ -943,6 +948,7 @@ hgb_call *hgb_thread_call(void) { return &hgb_own_call; }
 
 static int hgb_run_plan(hgb_call *call, hgb_obj *plan, hgb_obj *stream, hgb_obj *workspace, int flags)
 {
+    call->wait_failed = 0;
     if (workspace == NULL && __atomic_load_n(&plan->pin, __ATOMIC_ACQUIRE) == stream) {
         int st = hgb_pinned_run(call, plan, stream, flags);
         if (st != HGB_MOVED)

@@ -39,7 +39,7 @@ typedef int (*hgb_phase2_fn)(void *workspace, uint64_t workspaceSize, aclOpExecu
 typedef struct hgb_call {
     const char *function;    /* the function whose non-zero status was returned; NULL for HGB_CLOSED */
     int32_t index;           /* HGB_CLOSED: which argument */
-    int32_t unused;
+    int32_t wait_failed;     /* on a failure: 1 when the launch went through and only the wait failed */
     uint64_t workspace_size; /* phase 1's answer */
     aclOpExecutor *executor; /* phase 1's executor until the call hands it on */
     hgb_obj *made;           /* hgb_plan_*, hgb_tensor_empty: the new object (NULL on failure) */
