@@ -1,6 +1,7 @@
 """The runtime families in the Python layer: events with flags and their status and
 timestamps, stream status / failure mode / timed synchronisation, Python callables on a
-stream (host functions and report callbacks), memset on acl host memory, the last-error
+stream (host functions and report callbacks), memset on acl host memory, large device
+blocks on huge-page boundaries, the last-error
 API, and -- in a two-device child process -- peer copies, mixed-device errors and
 ``with Device(1):`` restoring the thread's previous device."""
 from __future__ import annotations
@@ -111,6 +112,29 @@ def test_memset_on_acl_host_memory(hg):
         mem.close()
         host.close()
         s.close()
+
+
+def test_large_device_blocks_start_on_huge_page_boundaries(hg):
+    """aclrtMalloc blocks of 4 MiB and more start on a 2 MiB boundary (so the kernel may back
+    them with huge pages); smaller ones keep the 512-byte alignment.  Both hold what is written."""
+    if not hg.BACKEND.is_embedded:
+        pytest.skip("an alignment rule of the embedded runtime")
+    ffi, lib = hg.raw.ffi, hg.raw.lib
+    with hg.Device(0):
+        for size, align in ((4 << 20, 2 << 20), ((4 << 20) + 3, 2 << 20), ((4 << 20) - 512, 512), (100, 512)):
+            p = ffi.new("void **")
+            hg.raw.check(lib.aclrtMalloc(p, size, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            try:
+                assert int(ffi.cast("uintptr_t", p[0])) % align == 0, (size, hex(int(ffi.cast("uintptr_t", p[0]))))
+                data = np.arange(size, dtype=np.uint64).astype(np.uint8)
+                back = np.empty_like(data)
+                hg.raw.check(lib.aclrtMemcpy(p[0], size, ffi.from_buffer(data), size, lib.ACL_MEMCPY_HOST_TO_DEVICE),
+                             "aclrtMemcpy")
+                hg.raw.check(lib.aclrtMemcpy(ffi.from_buffer(back, require_writable=True), size, p[0], size,
+                                             lib.ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy")
+                assert np.array_equal(back, data)
+            finally:
+                hg.raw.check(lib.aclrtFree(p[0]), "aclrtFree")
 
 
 def test_last_error_holds_runtime_layer_codes_only(hg):
