@@ -146,11 +146,13 @@ class CHandle(Handle):
     (``_handle``: a stream, an event, a tensor, a scalar).  Garbage collection of the handle
     closes it (the handle layer's open flag makes close happen once)."""
 
+    _bare = False      # True: the class lets go of ``_o`` itself (in __del__), no ffi.gc wrapper
+
     def _own(self, o) -> None:
         """Take the object just made for this handle (made with wrapped=1)."""
         if o == _NULL:
             raise MemoryError(f"cannot track a {type(self).__name__}")
-        self._o = ffi.gc(o, _forget)
+        self._o = o if self._bare else ffi.gc(o, _forget)
         self._live = [True]
 
     def close(self) -> None:
