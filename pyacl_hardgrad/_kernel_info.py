@@ -21,7 +21,8 @@ def settings() -> dict:
     return {"forced": PATHS[s.forcedPath] if s.forcedPath >= 0 else None,
             "available": [p for i, p in enumerate(PATHS) if s.availablePaths >> i & 1],
             "threads": s.threads, "margin_percent": s.marginPercent,
-            "split_min_ns": s.splitMinNs, "handoff_ns": s.handoffNs}
+            "split_min_ns": s.splitMinNs, "handoff_ns": s.handoffNs,
+            "stream_min_bytes": int(s.streamMinBytes)}
 
 
 def choices() -> list[dict]:
@@ -69,7 +70,9 @@ def info_lines() -> list[str]:
              + (f"forced {s['forced']} (PYACL_HARDGRAD_KERNEL_ISA)" if s["forced"] else
                 f"chosen per operator and dtype by timing (a later candidate must be {s['margin_percent']}% faster)"),
              f"kernel split: {s['threads']} threads; a call is split from an estimated {s['split_min_ns'] / 1000:.1f} us "
-             f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us)"]
+             f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us)",
+             f"kernel stores: streaming (cache-bypassing, avx2/avx512 paths) when a call's tensors together exceed "
+             f"{s['stream_min_bytes'] / 2**20:.1f} MiB (last-level cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES)"]
     for c in choices():
         times = ", ".join(f"{p} {v:.3f}" for p, v in c["ns_per_element"].items() if v > 0)
         split = "never" if c["parallel_min_elements"] is None else f">= {c['parallel_min_elements']}"

@@ -3,7 +3,7 @@ generic driver tests/c/aclnn_driver.c, bit for bit against the operator's numpy 
 fp16/bf16 bit pattern, fp32 special values and random data, on every kernel path of libopapi
 (portable scalar, AVX2+F16C, AVX-512, NEON; forced with PYACL_HARDGRAD_KERNEL_ISA), on
 contiguous and strided (staged) layouts; the worker pool's split (PYACL_HARDGRAD_THREADS=1/2/3)
-changes no bit; streaming-store kernels give the model's bits; an out that overlaps an input
+changes no bit; the streaming-store twins give the model's bits; an out that overlaps an input
 gives the in-place or element-order result.  Paths the machine lacks are skipped with the
 reason."""
 from __future__ import annotations
@@ -102,14 +102,40 @@ def test_thread_count_does_not_change_bits(cprog, driver, tmp_path, case, layout
     assert outs[0] == outs[1] == outs[2]
 
 
+@pytest.mark.parametrize("layout", ["contig", "shifted"])
+@pytest.mark.parametrize("path", ["avx2", "avx512"])
 @pytest.mark.parametrize("case", [c for c in CASES if c.streaming], ids=lambda c: c.id)
-def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case):
-    """Contiguous tensors of 64 MiB of traffic and more are written with cache-bypassing
-    stores where the path has them (their own kernels, an element-wise head up to alignment,
-    a fence); their bytes are the model's too.  11.2M elements, odd length."""
-    inputs = case.make_inputs(np.random.default_rng(9), 11_200_001)
-    got, _ = run_case(cprog, driver, tmp_path, case, inputs, "contig", _env("auto", 2))
-    assert_same(got, case.model(*inputs), case.id, case.nan_payload)
+def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case, path, layout):
+    """Calls whose tensors together exceed PYACL_HARDGRAD_STREAM_MIN_BYTES (0 here; by default
+    the last-level cache) write out with the path's streaming-store twin kernels: from the
+    first 64-byte aligned element of each range (the plain kernel writes the head before it;
+    "shifted" starts every tensor 1 + k elements into its buffer), a fence after.  Their bytes
+    are the model's, split over two threads, and the fill around out is untouched."""
+    reason = unavailable(path)
+    if reason:
+        pytest.skip(reason)
+    inputs = case.make_inputs(np.random.default_rng(9), 300_007)
+    env = {**_env(path, 2), "PYACL_HARDGRAD_STREAM_MIN_BYTES": "0"}
+    got, err = run_case(cprog, driver, tmp_path, case, inputs, layout, env)
+    assert f"kernel isa {path} " in err and "; streaming-store twin)" in err, err
+    assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
+
+
+def test_streaming_stores_start_above_the_last_level_cache(cprog, driver, tmp_path):
+    """By default the threshold is the largest cache Linux describes for CPU 0, so a call of a
+    few MiB keeps ordinary stores and the result stays cached for its next reader; the
+    setting reads back through hgGetKernelSettings."""
+    from pyacl_hardgrad import _kernel_info
+    want = 0
+    for idx in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        text = (idx / "size").read_text().strip() if (idx / "size").exists() else ""
+        if text[:-1].isdigit() and text[-1] in "KMG":
+            want = max(want, int(text[:-1]) << {"K": 10, "M": 20, "G": 30}[text[-1]])
+    got = _kernel_info.settings()["stream_min_bytes"]
+    if want:
+        assert got == want
+    else:
+        assert got > 0
 
 
 @pytest.mark.parametrize("path", ["scalar", "auto"])

@@ -44,9 +44,12 @@ _ARCH_SOURCES = {
     "_arm_neon.c": ("aarch64", []),
 }
 # An operator's *_simd.c is compiled once per SIMD path of the target (object <stem>_<path>.o),
-# with the path's macro for hg_simd.h and its flags.
+# with the path's macro for hg_simd.h and its flags; on x86_64 once more per path with
+# streaming stores (HG_SIMD_STREAM: the tables <pfx>_avx2_nt / <pfx>_avx512_nt).
 _SIMD_PATHS = {
-    "x86_64": (("avx2", ["-DHG_SIMD_AVX2"] + _AVX2_FLAGS), ("avx512", ["-DHG_SIMD_AVX512"] + _AVX512_FLAGS)),
+    "x86_64": (("avx2", ["-DHG_SIMD_AVX2"] + _AVX2_FLAGS), ("avx512", ["-DHG_SIMD_AVX512"] + _AVX512_FLAGS),
+               ("avx2_nt", ["-DHG_SIMD_AVX2", "-DHG_SIMD_STREAM"] + _AVX2_FLAGS),
+               ("avx512_nt", ["-DHG_SIMD_AVX512", "-DHG_SIMD_STREAM"] + _AVX512_FLAGS)),
     "aarch64": (("neon", ["-DHG_SIMD_NEON"]),),
 }
 

@@ -13,9 +13,10 @@
  *   alias:<k>:<shift>         an output tensor over the buffer of the k-th tensor argument,
  *                             starting <shift> elements after it (same dtype), written to
  *                             the file "<that input's file>.out"
- * dt: f32 f16 bf16 f64 i8 u8 i16 i32 i64.  layout: contig (1-D contiguous tensors) or strided
- * (tensor k stepped by 2 + (k % 2) with an offset of 1 + k, so the staging copies run; the
- * gaps must keep their fill).  The function is found with dlsym in libopapi.so, so the
+ * dt: f32 f16 bf16 f64 i8 u8 i16 i32 i64.  layout: contig (1-D contiguous tensors), shifted
+ * (contiguous, tensor k starting 1 + k elements into its buffer, so no tensor starts on a
+ * vector boundary) or strided (tensor k stepped by 2 + (k % 2) with an offset of 1 + k, so
+ * the staging copies run; the gaps must keep their fill).  The function is found with dlsym in libopapi.so, so the
  * driver names no operator.  Exit 0 on success, 1 on an operator failure (code and message on stderr).
  */
 #define _GNU_SOURCE
@@ -172,6 +173,11 @@ int main(int argc, char **argv)
     const char *func = argv[1];
     int64_t n = strtoll(argv[2], NULL, 10);
     int strided = strcmp(argv[3], "strided") == 0;
+    int shifted = strided || strcmp(argv[3], "shifted") == 0;
+    if (!shifted && strcmp(argv[3], "contig") != 0) {
+        fprintf(stderr, "layout %s is not contig, shifted or strided\n", argv[3]);
+        return 2;
+    }
     int na = argc - 4;
     arg args[MAX_ARGS];
     memset(args, 0, sizeof args);
@@ -208,7 +214,7 @@ int main(int argc, char **argv)
             continue;
         }
         a->step = strided ? 2 + (tensor_no % 2) : 1;
-        a->offset = strided ? 1 + tensor_no : 0;
+        a->offset = shifted ? 1 + tensor_no : 0;
         tensor_no++;
         if (strcmp(kind, "alias") == 0) {
             a->kind = 'a';

@@ -3,9 +3,15 @@
  * ViewCopy(out), staged in the workspace, split across the worker pool), the plan that
  * carries it from phase 1, kernel selection, and the dtype rules (promotion, casts).
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "hg_isa.h"
 #include "opapi_common.h"
@@ -258,15 +264,104 @@ aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t
 /* Staged tensors go gather -> kernel -> scatter per block of this many elements, so the
  * staged data is still in cache when the next step reads it. */
 #define HG_STAGE_BLOCK ((size_t)8192)
-/* Tensors (all together) from this many bytes up are written with streaming stores. */
-#define HG_STREAM_MIN_BYTES ((uint64_t)64 << 20)
+/* The last-level cache size assumed where the system does not tell (sysfs, then glibc's
+ * sysconf, which on some VMs reports the whole host's L3). */
+#define HG_LLC_FALLBACK_BYTES ((uint64_t)32 << 20)
+/* The streaming kernel starts where out is aligned to this (covers every vector width). */
+#define HG_STREAM_ALIGN ((uintptr_t)64)
+
+static pthread_once_t stream_once = PTHREAD_ONCE_INIT;
+static uint64_t stream_min;
+
+/* The largest cache of CPU 0 that Linux describes (/sys/devices/system/cpu/cpu0/cache/index<k>/
+ * size, e.g. "32768K"; the kernel's view, which on a VM is what one CPU shares), 0 unknown. */
+static uint64_t sysfs_llc_bytes(void)
+{
+    uint64_t best = 0;
+    for (int k = 0; k < 8; k++) {
+        char path[80], text[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", k);
+        FILE *f = fopen(path, "r");
+        if (f == NULL) {
+            continue;
+        }
+        size_t got = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[got] = '\0';
+        char *end = NULL;
+        unsigned long long v = strtoull(text, &end, 10);
+        if (end == text) {
+            continue;
+        }
+        uint64_t scale = *end == 'K' ? (1u << 10) : *end == 'M' ? (1u << 20) : *end == 'G' ? (1u << 30) : 1u;
+        if (v > 0 && v <= (1ull << 40) && (uint64_t)v * scale > best) {
+            best = (uint64_t)v * scale;
+        }
+    }
+    return best;
+}
+
+static void stream_init(void)
+{
+    uint64_t llc = sysfs_llc_bytes();
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    if (llc == 0) {
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        llc = l3 > 0 ? (uint64_t)l3 : 0;
+    }
+#endif
+    stream_min = llc > 0 ? llc : HG_LLC_FALLBACK_BYTES;
+    const char *env = getenv("PYACL_HARDGRAD_STREAM_MIN_BYTES");
+    if (env != NULL && *env != '\0') {
+        char *end = NULL;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (end != env && *end == '\0' && env[0] != '-') {
+            stream_min = (uint64_t)v;
+        } else {
+            fprintf(stderr, "pyacl_hardgrad: PYACL_HARDGRAD_STREAM_MIN_BYTES=\"%s\" is not a whole number of "
+                    "bytes; using %llu\n", env, (unsigned long long)stream_min);
+        }
+    }
+}
+
+uint64_t hg_stream_min_bytes(void)
+{
+    pthread_once(&stream_once, stream_init);
+    return stream_min;
+}
 
 typedef struct ew_job {
     const hg_ew_plan *p;
     const void *in[HG_MAX_IN];
     void *out;
     hg_kernel_fn kernel;
+    hg_kernel_fn kernel_nt;           /* set when out is written with streaming stores */
 } ew_job;
+
+/* [begin, end) with the streaming kernel from the first element whose address in out is
+ * HG_STREAM_ALIGN-aligned (the plain kernel writes the elements before it; an out that is
+ * not even element-aligned gets the plain kernel throughout), then a fence, so the stores
+ * are visible before the range is reported done. */
+static void ew_range_streaming(const ew_job *j, size_t begin, size_t end)
+{
+    const hg_ew_plan *p = j->p;
+    size_t es = p->out.elsize;
+    uintptr_t at = (uintptr_t)j->out + (uintptr_t)(begin * es);
+    uintptr_t gap = (HG_STREAM_ALIGN - (at & (HG_STREAM_ALIGN - 1))) & (HG_STREAM_ALIGN - 1);
+    size_t head = gap % es == 0 ? begin + gap / es : end;
+    if (head > end) {
+        head = end;
+    }
+    if (head > begin) {
+        j->kernel(j->in, j->out, &p->params, begin, head);
+    }
+    if (head < end) {
+        j->kernel_nt(j->in, j->out, &p->params, head, end);
+#if defined(__x86_64__)
+        _mm_sfence();
+#endif
+    }
+}
 
 /* Elements [begin, end) through the whole pipeline; the staging buffers are indexed by
  * the logical element, so ranges are independent of each other. */
@@ -274,6 +369,10 @@ static void ew_range(void *arg, size_t begin, size_t end)
 {
     const ew_job *j = arg;
     const hg_ew_plan *p = j->p;
+    if (j->kernel_nt != NULL) {
+        ew_range_streaming(j, begin, end);
+        return;
+    }
     int staged = p->out.ws_offset != HG_NOT_STAGED;
     for (int k = 0; k < p->nin; k++) {
         staged |= p->in[k].ws_offset != HG_NOT_STAGED;
@@ -365,8 +464,9 @@ static int ew_ranges_independent(const hg_ew_plan *p)
 }
 
 /* Whether out should be written with cache-bypassing stores: nothing staged (the kernel
- * writes the user's buffer directly) and the tensors together far larger than a last-level
- * cache, so none of it is still cached by the next call anyway. */
+ * writes the user's buffer directly) and the tensors together larger than the last-level
+ * cache (hg_stream_min_bytes), so the output would not still be cached for its next reader
+ * anyway, and the stores neither read the lines first nor push the inputs out. */
 static int ew_streaming(const hg_ew_plan *p)
 {
     if (p->out.ws_offset != HG_NOT_STAGED) {
@@ -379,7 +479,7 @@ static int ew_streaming(const hg_ew_plan *p)
         }
         bytes += (uint64_t)p->numel * p->in[k].elsize;
     }
-    return bytes >= HG_STREAM_MIN_BYTES;
+    return bytes > hg_stream_min_bytes();
 }
 
 void hg_ew_run(void *plan_arg, void *workspace)
@@ -419,7 +519,7 @@ void hg_ew_run(void *plan_arg, void *workspace)
         return;
     }
     if (p->kernel_nt != NULL && ew_streaming(p)) {
-        j.kernel = p->kernel_nt;
+        j.kernel_nt = p->kernel_nt;
     }
     /* The one-thread estimate: the kernel's measured cost, plus a kernel's worth per staged view. */
     double per = p->ns_per_elem > 0.0 ? p->ns_per_elem : HG_NS_PER_ELEM_UNKNOWN;
@@ -495,7 +595,7 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     plan->set = set;
     plan->kernel_ref = portable ? pick.entry->fn : NULL;
     plan->kernel = pick.entry->fn;
-    plan->kernel_nt = pick.entry->fn_nt;
+    plan->kernel_nt = pick.fn_nt;
     plan->ns_per_elem = pick.ns_per_elem;
     return plan;
 }

@@ -111,9 +111,9 @@ static inline float hg_max_f32(float a, float b)
 #define HG_FOR_EACH_FLOAT(X) X(F32) X(F16) X(BF16)
 
 /* A kernel-table row: inputs dtypes (up to HG_MAX_IN, the rest ACL_DT_UNDEFINED), out, fn. */
-#define HG_ROW1(A, O, fn) {{HG_DT_##A, ACL_DT_UNDEFINED, ACL_DT_UNDEFINED}, HG_DT_##O, fn, NULL}
-#define HG_ROW2(A, B, O, fn) {{HG_DT_##A, HG_DT_##B, ACL_DT_UNDEFINED}, HG_DT_##O, fn, NULL}
-#define HG_ROW_END {{ACL_DT_UNDEFINED, ACL_DT_UNDEFINED, ACL_DT_UNDEFINED}, ACL_DT_UNDEFINED, NULL, NULL}
+#define HG_ROW1(A, O, fn) {{HG_DT_##A, ACL_DT_UNDEFINED, ACL_DT_UNDEFINED}, HG_DT_##O, fn}
+#define HG_ROW2(A, B, O, fn) {{HG_DT_##A, HG_DT_##B, ACL_DT_UNDEFINED}, HG_DT_##O, fn}
+#define HG_ROW_END {{ACL_DT_UNDEFINED, ACL_DT_UNDEFINED, ACL_DT_UNDEFINED}, ACL_DT_UNDEFINED, NULL}
 
 /* Loop skeletons of the scalar kernels: element i of the inputs to element i of out.
  * EXPR sees the loaded inputs as fp32 `a` (and `b`) and the parameters `p`. */

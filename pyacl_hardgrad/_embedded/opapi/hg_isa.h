@@ -28,6 +28,7 @@ unsigned hg_kernel_isa_available(void);
 /* A kernel row's choice. */
 typedef struct hg_kernel_pick {
     const hg_kernel_entry *entry;   /* the chosen path's row */
+    hg_kernel_fn fn_nt;             /* its streaming-store twin, NULL where the path has none */
     int isa;                        /* hg_isa */
     double ns_per_elem;             /* its measured cost on cache-resident data, 0 when not timed */
 } hg_kernel_pick;

@@ -4,7 +4,13 @@
  * includes this header; the build compiles that file once per SIMD path of the machine
  * (x86_64: HG_SIMD_AVX2 with -mavx2 -mf16c, HG_SIMD_AVX512 with -mavx512*; aarch64:
  * HG_SIMD_NEON), and HG_SIMD_SYM(pfx) names its kernel table pfx_avx2 / pfx_avx512 /
- * pfx_neon accordingly.
+ * pfx_neon accordingly.  On x86_64 the build compiles it once more per path with
+ * HG_SIMD_STREAM (tables pfx_avx2_nt / pfx_avx512_nt): there every vector store bypasses the
+ * caches, for outputs far larger than them.  Those stores need addresses aligned to their
+ * width; the caller (ew_plan.c) guarantees it by starting the streaming kernel where out is
+ * 64-byte aligned (the plain kernel writes the head) and fences after it.  A kernel therefore
+ * steps its vector stores from `begin` by whole vectors and stores only through the
+ * primitives below (hgv_st_*, hgv_keep*, hgv_st_i256), never with intrinsics of its own.
  *
  * Every primitive rounds exactly like convert.h / hg_elem.h, so a vector body and the
  * scalar tail of the same range agree bit for bit, and so do all paths.  The build's
@@ -19,6 +25,7 @@
  *   compares (ordered, NaN false): hgv_gt hgv_ge hgv_lt hgv_le, hgm_and hgm_or hgm_not
  *   select:                        hgv_sel(m, a, b) = m ? a : b (bitwise)
  *   raw-word selects:              hgv_keep32(o, g, m) hgv_keep16(o, g, m): o = m ? g : 0
+ *   raw store (AVX2 only):         hgv_st_i256(p, __m256i)
  */
 #ifndef PYACL_HARDGRAD_OPAPI_HG_SIMD_H_
 #define PYACL_HARDGRAD_OPAPI_HG_SIMD_H_
@@ -26,9 +33,15 @@
 #include "hg_elem.h"
 #include "hg_isa.h"
 
-#if defined(HG_SIMD_AVX2)
+#if defined(HG_SIMD_AVX2) && defined(HG_SIMD_STREAM)
+#include "simd_x86_avx2.h"
+#define HG_SIMD_SFX _avx2_nt
+#elif defined(HG_SIMD_AVX2)
 #include "simd_x86_avx2.h"
 #define HG_SIMD_SFX _avx2
+#elif defined(HG_SIMD_AVX512) && defined(HG_SIMD_STREAM)
+#include "simd_x86_avx512.h"
+#define HG_SIMD_SFX _avx512_nt
 #elif defined(HG_SIMD_AVX512)
 #include "simd_x86_avx512.h"
 #define HG_SIMD_SFX _avx512

@@ -220,6 +220,16 @@ static const hg_kernel_entry *set_table(const hg_kernel_set *set, int isa)
     }
 }
 
+/* The path's streaming-store twin table (x86_64's SIMD paths), or NULL. */
+static const hg_kernel_entry *set_stream_table(const hg_kernel_set *set, int isa)
+{
+    switch (isa) {
+    case HG_ISA_AVX2: return set->avx2_nt;
+    case HG_ISA_AVX512: return set->avx512_nt;
+    default: return NULL;
+    }
+}
+
 int hg_kernel_pick_index(const double *ns, const int *order, int count, int margin_pct)
 {
     int best = -1;
@@ -244,6 +254,7 @@ typedef struct ksel_row {
     aclDataType in[HG_MAX_IN];
     aclDataType out;
     const hg_kernel_entry *entry;
+    hg_kernel_fn fn_nt;               /* entry's streaming-store twin, or NULL */
     int isa;
     int reason;
     double ns[HG_ISA_COUNT];          /* -1: not a candidate, 0: not timed */
@@ -437,8 +448,8 @@ static void trace_row(const ksel_row *r)
             u += (size_t)snprintf(times + u, sizeof times - u, " %s %.4f", isa_name(i), r->ns[i]);
         }
     }
-    fprintf(stderr, "pyacl_hardgrad: kernel %s %s: %s (%s;%s ns/element)\n", r->op, dts, isa_name(r->isa),
-            reasons[r->reason], u ? times : " none");
+    fprintf(stderr, "pyacl_hardgrad: kernel %s %s: %s (%s;%s ns/element%s)\n", r->op, dts, isa_name(r->isa),
+            reasons[r->reason], u ? times : " none", r->fn_nt != NULL ? "; streaming-store twin" : "");
 }
 
 /* Fills r (not yet published) for the key: candidates, timing, choice. */
@@ -498,6 +509,8 @@ static void choose(ksel_row *r, const char *func, const hg_kernel_set *set, cons
     r->out = out;
     r->isa = pick;
     r->entry = ent[pick];
+    const hg_kernel_entry *twin = r->entry != NULL ? hg_kernel_find(set_stream_table(set, pick), in, nin, out) : NULL;
+    r->fn_nt = twin != NULL ? twin->fn : NULL;
     r->reason = isa_forced >= 0 ? HG_KERNEL_FORCED
               : !measured ? HG_KERNEL_UNMEASURED
               : ncand < 2 ? HG_KERNEL_ONLY
@@ -538,6 +551,7 @@ int hg_kernel_select(const char *func, const hg_kernel_set *set, const aclDataTy
                 return 0;
             }
             pick->entry = tmp.entry;
+            pick->fn_nt = tmp.fn_nt;
             pick->isa = tmp.isa;
             pick->ns_per_elem = tmp.ns[tmp.isa] > 0.0 ? tmp.ns[tmp.isa] : 0.0;
             return 1;
@@ -547,6 +561,7 @@ int hg_kernel_select(const char *func, const hg_kernel_set *set, const aclDataTy
         return 0;
     }
     pick->entry = r->entry;
+    pick->fn_nt = r->fn_nt;
     pick->isa = r->isa;
     pick->ns_per_elem = r->ns[r->isa] > 0.0 ? r->ns[r->isa] : 0.0;
     return 1;
@@ -600,5 +615,6 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *s)
     s->marginPercent = KSEL_MARGIN_PCT;
     s->splitMinNs = hg_pool_split_ns();
     s->handoffNs = hg_pool_handoff_ns();
+    s->streamMinBytes = hg_stream_min_bytes();
     return ACL_SUCCESS;
 }

@@ -133,23 +133,28 @@ typedef struct hg_kernel_entry {
     aclDataType in[HG_MAX_IN];       /* ACL_DT_UNDEFINED past the operator's inputs */
     aclDataType out;
     hg_kernel_fn fn;
-    hg_kernel_fn fn_nt;              /* stores bypassing the caches, or NULL */
 } hg_kernel_entry;
 
 /* An operator's kernels per path; NULL where the operator has none (the scalar table must
- * cover every dtype combination phase 1 accepts). */
+ * cover every dtype combination phase 1 accepts).  avx2_nt / avx512_nt: the same source
+ * compiled with streaming stores (hg_simd.h), row for row the twins of avx2 / avx512. */
 typedef struct hg_kernel_set {
     const hg_kernel_entry *scalar;
     const hg_kernel_entry *avx2;
     const hg_kernel_entry *avx512;
     const hg_kernel_entry *neon;
+    const hg_kernel_entry *avx2_nt;
+    const hg_kernel_entry *avx512_nt;
 } hg_kernel_set;
 
-/* The tables an operator's op_kernel/<name>_simd.c defines (compiled once per SIMD path of
- * the machine as <pfx>_avx2 / _avx512 / _neon): a kernel set's SIMD members. */
+/* The tables an operator's op_kernel/<name>_simd.c defines (compiled per SIMD path of the
+ * machine as <pfx>_avx2 / _avx512 / _neon, and on x86_64 with streaming stores as
+ * <pfx>_avx2_nt / _avx512_nt): a kernel set's SIMD members. */
 #if defined(__x86_64__)
-#define HG_DECLARE_SIMD_KERNELS(pfx) extern const hg_kernel_entry pfx##_avx2[], pfx##_avx512[]
-#define HG_SIMD_KERNELS(pfx) .avx2 = pfx##_avx2, .avx512 = pfx##_avx512
+#define HG_DECLARE_SIMD_KERNELS(pfx) \
+    extern const hg_kernel_entry pfx##_avx2[], pfx##_avx512[], pfx##_avx2_nt[], pfx##_avx512_nt[]
+#define HG_SIMD_KERNELS(pfx) \
+    .avx2 = pfx##_avx2, .avx512 = pfx##_avx512, .avx2_nt = pfx##_avx2_nt, .avx512_nt = pfx##_avx512_nt
 #elif defined(__aarch64__)
 #define HG_DECLARE_SIMD_KERNELS(pfx) extern const hg_kernel_entry pfx##_neon[]
 #define HG_SIMD_KERNELS(pfx) .neon = pfx##_neon
@@ -207,6 +212,10 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
 /* hg_exec_ops' run and destroy for an hg_ew_plan. */
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
+/* Tensors of one element-wise call (all together) larger than this many bytes have their
+ * output written with streaming stores where the kernel path has them: the last-level cache
+ * size, or PYACL_HARDGRAD_STREAM_MIN_BYTES (read once). */
+uint64_t hg_stream_min_bytes(void);
 
 /* Tensors of one shape with any number of dims, as tensors of at most HG_MAX_DIMS dims over
  * the same elements in the same logical order (size-1 dims dropped, neighbouring dims merged

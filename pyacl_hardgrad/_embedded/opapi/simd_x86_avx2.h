@@ -14,6 +14,17 @@
 typedef __m256 hgv;
 typedef __m256 hgm;
 
+/* Every store of a vector goes through these two: plain unaligned stores, or, in the build
+ * with HG_SIMD_STREAM (the kernels' streaming-store twins), stores that bypass the caches and
+ * need an address aligned to their width (hg_simd.h says who guarantees it). */
+#if defined(HG_SIMD_STREAM)
+#define HGV_ST256_(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (v))
+#define HGV_ST128_(p, v) _mm_stream_si128((__m128i *)(void *)(p), (v))
+#else
+#define HGV_ST256_(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define HGV_ST128_(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#endif
+
 static inline hgv hgv_ld_f32(const float *p) { return _mm256_loadu_ps(p); }
 static inline hgv hgv_ld_bits(const uint32_t *p)
 {
@@ -70,22 +81,24 @@ static inline __m256i hgv_f16_rna_words_(hgv v)
     return _mm256_or_si256(r, sign);
 }
 
-static inline void hgv_st_f32(float *p, hgv v) { _mm256_storeu_ps(p, v); }
+static inline void hgv_st_f32(float *p, hgv v) { HGV_ST256_(p, _mm256_castps_si256(v)); }
+/* 256 raw bits (sixteen 16-bit words, eight 32-bit ones) to p. */
+static inline void hgv_st_i256(void *p, __m256i v) { HGV_ST256_(p, v); }
 static inline void hgv_st_f16_rne(uint16_t *p, hgv v)
 {
-    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(v, 0));
+    HGV_ST128_(p, _mm256_cvtps_ph(v, 0));
 }
 static inline void hgv_st_f16_rna(uint16_t *p, hgv v)
 {
-    _mm_storeu_si128((__m128i *)(void *)p, hgv_pack16_(hgv_f16_rna_words_(v)));
+    HGV_ST128_(p, hgv_pack16_(hgv_f16_rna_words_(v)));
 }
 static inline void hgv_st_bf16_rna(uint16_t *p, hgv v)
 {
-    _mm_storeu_si128((__m128i *)(void *)p, hgv_pack16_(hgv_bf16_words_(v, 0)));
+    HGV_ST128_(p, hgv_pack16_(hgv_bf16_words_(v, 0)));
 }
 static inline void hgv_st_bf16_rne(uint16_t *p, hgv v)
 {
-    _mm_storeu_si128((__m128i *)(void *)p, hgv_pack16_(hgv_bf16_words_(v, 1)));
+    HGV_ST128_(p, hgv_pack16_(hgv_bf16_words_(v, 1)));
 }
 static inline hgv hgv_rt_f16_rne(hgv v) { return _mm256_cvtph_ps(_mm256_cvtps_ph(v, 0)); }
 static inline hgv hgv_rt_bf16_rna(hgv v)
@@ -118,14 +131,14 @@ static inline hgv hgv_sel(hgm m, hgv a, hgv b) { return _mm256_blendv_ps(b, a, m
 static inline void hgv_keep32(uint32_t *o, const uint32_t *g, hgm m)
 {
     __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)g);
-    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_and_si256(gw, _mm256_castps_si256(m)));
+    HGV_ST256_(o, _mm256_and_si256(gw, _mm256_castps_si256(m)));
 }
 static inline void hgv_keep16(uint16_t *o, const uint16_t *g, hgm m)
 {
     __m256i k = _mm256_castps_si256(m);
     __m128i k16 = _mm_packs_epi32(_mm256_castsi256_si128(k), _mm256_extracti128_si256(k, 1));
     __m128i gw = _mm_loadu_si128((const __m128i *)(const void *)g);
-    _mm_storeu_si128((__m128i *)(void *)o, _mm_and_si128(gw, k16));
+    HGV_ST128_(o, _mm_and_si128(gw, k16));
 }
 
 #endif /* PYACL_HARDGRAD_OPAPI_SIMD_X86_AVX2_H_ */

@@ -12,6 +12,15 @@
 typedef __m512 hgv;
 typedef __mmask16 hgm;
 
+/* Every vector store goes through these (as in the AVX2 file: streaming under HG_SIMD_STREAM). */
+#if defined(HG_SIMD_STREAM)
+#define HGV_ST512_(p, v) _mm512_stream_si512((void *)(p), (v))
+#define HGV_ST256_(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (v))
+#else
+#define HGV_ST512_(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define HGV_ST256_(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#endif
+
 static inline hgv hgv_ld_f32(const float *p) { return _mm512_loadu_ps(p); }
 static inline hgv hgv_ld_bits(const uint32_t *p) { return _mm512_castsi512_ps(_mm512_loadu_si512((const void *)p)); }
 static inline hgv hgv_ld_f16(const uint16_t *p)
@@ -57,22 +66,22 @@ static inline __m512i hgv_f16_rna_words_(hgv v)
     return _mm512_or_si512(r, sign);
 }
 
-static inline void hgv_st_f32(float *p, hgv v) { _mm512_storeu_ps(p, v); }
+static inline void hgv_st_f32(float *p, hgv v) { HGV_ST512_(p, _mm512_castps_si512(v)); }
 static inline void hgv_st_f16_rne(uint16_t *p, hgv v)
 {
-    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtps_ph(v, 0));
+    HGV_ST256_(p, _mm512_cvtps_ph(v, 0));
 }
 static inline void hgv_st_f16_rna(uint16_t *p, hgv v)
 {
-    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtepi32_epi16(hgv_f16_rna_words_(v)));
+    HGV_ST256_(p, _mm512_cvtepi32_epi16(hgv_f16_rna_words_(v)));
 }
 static inline void hgv_st_bf16_rna(uint16_t *p, hgv v)
 {
-    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtepi32_epi16(hgv_bf16_words_(v, 0)));
+    HGV_ST256_(p, _mm512_cvtepi32_epi16(hgv_bf16_words_(v, 0)));
 }
 static inline void hgv_st_bf16_rne(uint16_t *p, hgv v)
 {
-    _mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtepi32_epi16(hgv_bf16_words_(v, 1)));
+    HGV_ST256_(p, _mm512_cvtepi32_epi16(hgv_bf16_words_(v, 1)));
 }
 static inline hgv hgv_rt_f16_rne(hgv v) { return _mm512_cvtph_ps(_mm512_cvtps_ph(v, 0)); }
 static inline hgv hgv_rt_bf16_rna(hgv v)
@@ -104,12 +113,12 @@ static inline hgv hgv_sel(hgm m, hgv a, hgv b) { return _mm512_mask_blend_ps(m, 
 
 static inline void hgv_keep32(uint32_t *o, const uint32_t *g, hgm m)
 {
-    _mm512_storeu_si512((void *)o, _mm512_maskz_mov_epi32(m, _mm512_loadu_si512((const void *)g)));
+    HGV_ST512_(o, _mm512_maskz_mov_epi32(m, _mm512_loadu_si512((const void *)g)));
 }
 static inline void hgv_keep16(uint16_t *o, const uint16_t *g, hgm m)
 {
     __m256i gw = _mm256_loadu_si256((const __m256i *)(const void *)g);
-    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_maskz_mov_epi16(m, gw));
+    HGV_ST256_(o, _mm256_maskz_mov_epi16(m, gw));
 }
 
 #endif /* PYACL_HARDGRAD_OPAPI_SIMD_X86_AVX512_H_ */

@@ -2,8 +2,7 @@
  * HardsigmoidBackward's SIMD kernels over hg_simd.h's primitives (compiled once per path):
  * r = g/6 where self lies inside hard_sigmoid_grad.h's keep interval (t is not computed),
  * rounded to the promoted dtype and cast to out's.  On AVX2 the all-bf16 and all-fp16
- * kernels are specialised (16 per step, keep test on the 16-bit self words, streaming-store
- * variants).
+ * kernels are specialised (16 per step, keep test on the 16-bit self words).
  */
 #include "hg_simd.h"
 #include "hard_sigmoid_grad.h"
@@ -39,27 +38,6 @@ static inline hgv hs_v(hgv g, hgv s)
 HG_FOR_EACH_FLOAT_PAIR(HS_KERNELS)
 
 #if defined(HG_SIMD_AVX2)
-static inline void hs16_st(uint16_t *p, __m256i v, int nt)
-{
-    if (nt) {
-        _mm256_stream_si256((__m256i *)(void *)p, v);
-    } else {
-        _mm256_storeu_si256((__m256i *)(void *)p, v);
-    }
-}
-
-/* First index from `begin` (at most `end`) where streaming stores into o may start. */
-static inline size_t hs16_head(const uint16_t *o, size_t begin, size_t end, int nt)
-{
-    size_t i = begin;
-    if (nt) {
-        while (i < end && ((uintptr_t)(const void *)(o + i) & 31u) != 0) {
-            i++;
-        }
-    }
-    return i;
-}
-
 static inline uint16_t hs_bf16_one(uint16_t g, uint16_t s)
 {
     return HS_ST(BF16, BF16, hg_hardsigmoid_grad(HG_LD_BF16(g), HG_LD_BF16(s)));
@@ -71,15 +49,12 @@ static inline uint16_t hs_bf16_one(uint16_t g, uint16_t s)
  * or lane-crossing shuffle is needed; the keep test is done on the 16-bit self words.  The
  * rounding needs no NaN case here: a NaN g is a bf16 word (low 16 bits zero), g/6 is that NaN
  * quieted, and adding 0x8000 to it carries nothing, which is convert.h's (x >> 16) | 0x40. */
-static inline void hs_bf16_run(const void *const *in, void *out, size_t begin, size_t end, int nt)
+static inline void hs_bf16_run(const void *const *in, void *out, size_t begin, size_t end)
 {
     const uint16_t *g = in[0];
     const uint16_t *s = in[1];
     uint16_t *o = out;
-    size_t i = hs16_head(o, begin, end, nt);
-    for (size_t k = begin; k < i; k++) {
-        o[k] = hs_bf16_one(g[k], s[k]);
-    }
+    size_t i = begin;
     const __m256i hi_half = _mm256_set1_epi32((int)0xffff0000u);
     const __m256i half_ulp = _mm256_set1_epi32(0x8000);
     const __m256 sixth = _mm256_set1_ps(HG_SIXTH);
@@ -93,13 +68,10 @@ static inline void hs_bf16_run(const void *const *in, void *out, size_t begin, s
         __m256i re = _mm256_add_epi32(_mm256_castps_si256(_mm256_mul_ps(ge, sixth)), half_ulp);
         __m256i ro = _mm256_add_epi32(_mm256_castps_si256(_mm256_mul_ps(go, sixth)), half_ulp);
         __m256i res = _mm256_blend_epi16(_mm256_srli_epi32(re, 16), ro, 0xAA);
-        hs16_st(o + i, _mm256_and_si256(res, keep), nt);
+        hgv_st_i256(o + i, _mm256_and_si256(res, keep));
     }
     for (; i < end; i++) {
         o[i] = hs_bf16_one(g[i], s[i]);
-    }
-    if (nt) {
-        _mm_sfence();
     }
 }
 
@@ -111,15 +83,12 @@ static inline uint16_t hs_f16_one(uint16_t g, uint16_t s)
 /* fp16 x fp16 -> fp16, 16 elements per step: only gradOutput goes through fp32 (F16C); the
  * keep test is done on the 16-bit self words, and masking after the rounding is the same
  * since a dropped lane rounds to +0 either way. */
-static inline void hs_f16_run(const void *const *in, void *out, size_t begin, size_t end, int nt)
+static inline void hs_f16_run(const void *const *in, void *out, size_t begin, size_t end)
 {
     const uint16_t *g = in[0];
     const uint16_t *s = in[1];
     uint16_t *o = out;
-    size_t i = hs16_head(o, begin, end, nt);
-    for (size_t k = begin; k < i; k++) {
-        o[k] = hs_f16_one(g[k], s[k]);
-    }
+    size_t i = begin;
     const __m256 sixth = _mm256_set1_ps(HG_SIXTH);
     const __m256i abs_mask = _mm256_set1_epi16(0x7fff), abs_lim = _mm256_set1_epi16(HG_HS_KEEP_F16_ABS_LT);
     for (; i + 16 <= end; i += 16) {
@@ -128,39 +97,24 @@ static inline void hs_f16_run(const void *const *in, void *out, size_t begin, si
         __m128i rlo = _mm256_cvtps_ph(_mm256_mul_ps(hgv_ld_f16(g + i), sixth), 0);
         __m128i rhi = _mm256_cvtps_ph(_mm256_mul_ps(hgv_ld_f16(g + i + 8), sixth), 0);
         __m256i res = _mm256_inserti128_si256(_mm256_castsi128_si256(rlo), rhi, 1);
-        hs16_st(o + i, _mm256_and_si256(res, keep), nt);
+        hgv_st_i256(o + i, _mm256_and_si256(res, keep));
     }
     for (; i < end; i++) {
         o[i] = hs_f16_one(g[i], s[i]);
-    }
-    if (nt) {
-        _mm_sfence();
     }
 }
 
 static void hs_bf16_x16(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
 {
     (void)p;
-    hs_bf16_run(in, out, b, e, 0);
-}
-static void hs_bf16_x16_nt(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
-{
-    (void)p;
-    hs_bf16_run(in, out, b, e, 1);
+    hs_bf16_run(in, out, b, e);
 }
 static void hs_f16_x16(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
 {
     (void)p;
-    hs_f16_run(in, out, b, e, 0);
+    hs_f16_run(in, out, b, e);
 }
-static void hs_f16_x16_nt(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
-{
-    (void)p;
-    hs_f16_run(in, out, b, e, 1);
-}
-#define HS_SPECIAL_ROWS                                                                        \
-    {{ACL_BF16, ACL_BF16, ACL_DT_UNDEFINED}, ACL_BF16, hs_bf16_x16, hs_bf16_x16_nt},           \
-    {{ACL_FLOAT16, ACL_FLOAT16, ACL_DT_UNDEFINED}, ACL_FLOAT16, hs_f16_x16, hs_f16_x16_nt},
+#define HS_SPECIAL_ROWS HG_ROW2(BF16, BF16, BF16, hs_bf16_x16), HG_ROW2(F16, F16, F16, hs_f16_x16),
 #else
 #define HS_SPECIAL_ROWS
 #endif

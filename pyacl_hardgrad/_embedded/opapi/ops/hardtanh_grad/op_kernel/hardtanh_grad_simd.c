@@ -2,7 +2,7 @@
  * HardtanhBackward's SIMD kernels over hg_simd.h's primitives (compiled once per path).
  * The keep test is "not s <= lo and not s >= hi" with hg_ht_unordered_bounds, which keeps
  * NaN self without a separate test; the selected gradOutput words are copied bit for bit.
- * On AVX2 the 16-bit kernels are specialised (16 per step, with streaming-store variants).
+ * On AVX2 the 16-bit kernels are specialised (16 per step).
  */
 #include "hg_simd.h"
 #include "hardtanh_grad.h"
@@ -39,44 +39,25 @@ HT_SIMD(F16, uint16_t, hgv_ld_f16, hg_f16_to_f32, hgv_keep16)
 HT_SIMD(BF16, uint16_t, hgv_ld_bf16, hg_bf16_to_f32, hgv_keep16)
 #define HT_F16 ht_F16
 #define HT_BF16 ht_BF16
-#define HT_F16_NT NULL
-#define HT_BF16_NT NULL
 #else
 /* 16-bit HardtanhBackward, 16 elements per step: the keep masks of the 16 self words (as
  * fp32), packed to 16 bits, select the gradOutput words.  bf16 words widen in place by
  * interleaving them with zeros, and the in-lane pack of the two masks then lines up with the
  * words; fp16 words widen by F16C in two halves, whose pack interleaves 64-bit blocks, which
- * one permute puts back in order.  nt = 1: stores that bypass the caches (for tensors much
- * larger than them; they need 32-byte aligned addresses, so a misaligned head goes element
- * by element, and an sfence orders them before the range is reported done). */
-static inline void ht16_st(uint16_t *p, __m256i v, int nt)
-{
-    if (nt) {
-        _mm256_stream_si256((__m256i *)(void *)p, v);
-    } else {
-        _mm256_storeu_si256((__m256i *)(void *)p, v);
-    }
-}
-
+ * one permute puts back in order. */
 static inline uint16_t ht16_one(uint16_t g, uint16_t s, float lo, float hi, int bf16)
 {
     return (uint16_t)(g & hg_ht_keep_mask(bf16 ? hg_bf16_to_f32(s) : hg_f16_to_f32(s), lo, hi));
 }
 
 static inline void ht16_run(const void *const *in, void *out, const hg_params *p, size_t begin, size_t end,
-                            int bf16, int nt)
+                            int bf16)
 {
     const uint16_t *g = in[0];
     const uint16_t *s = in[1];
     uint16_t *o = out;
     float lo = p->f[0], hi = p->f[1];
     size_t i = begin;
-    if (nt) {
-        while (i < end && ((uintptr_t)(const void *)(o + i) & 31u) != 0) {
-            o[i] = ht16_one(g[i], s[i], lo, hi, bf16);
-            i++;
-        }
-    }
     const __m256i zero = _mm256_setzero_si256();
     float vl = lo, vh = hi;
     hg_ht_unordered_bounds(&vl, &vh);
@@ -97,41 +78,28 @@ static inline void ht16_run(const void *const *in, void *out, const hg_params *p
         if (!bf16) {
             k = _mm256_permute4x64_epi64(k, 0xD8);
         }
-        ht16_st(o + i, _mm256_and_si256(gw, k), nt);
+        hgv_st_i256(o + i, _mm256_and_si256(gw, k));
     }
     for (; i < end; i++) {
         o[i] = ht16_one(g[i], s[i], lo, hi, bf16);
-    }
-    if (nt) {
-        _mm_sfence();
     }
 }
 
 static void ht_bf16_x16(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
 {
-    ht16_run(in, out, p, b, e, 1, 0);
-}
-static void ht_bf16_x16_nt(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
-{
-    ht16_run(in, out, p, b, e, 1, 1);
+    ht16_run(in, out, p, b, e, 1);
 }
 static void ht_f16_x16(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
 {
-    ht16_run(in, out, p, b, e, 0, 0);
-}
-static void ht_f16_x16_nt(const void *const *in, void *out, const hg_params *p, size_t b, size_t e)
-{
-    ht16_run(in, out, p, b, e, 0, 1);
+    ht16_run(in, out, p, b, e, 0);
 }
 #define HT_F16 ht_f16_x16
 #define HT_BF16 ht_bf16_x16
-#define HT_F16_NT ht_f16_x16_nt
-#define HT_BF16_NT ht_bf16_x16_nt
 #endif
 
 const hg_kernel_entry HG_SIMD_SYM(hg_hardtanh_grad)[] = {
     HG_ROW2(F32, F32, F32, ht_F32),
-    {{ACL_FLOAT16, ACL_FLOAT16, ACL_DT_UNDEFINED}, ACL_FLOAT16, HT_F16, HT_F16_NT},
-    {{ACL_BF16, ACL_BF16, ACL_DT_UNDEFINED}, ACL_BF16, HT_BF16, HT_BF16_NT},
+    HG_ROW2(F16, F16, F16, HT_F16),
+    HG_ROW2(BF16, BF16, BF16, HT_BF16),
     HG_ROW_END,
 };
