@@ -107,7 +107,7 @@ def test_thread_count_does_not_change_bits(cprog, driver, tmp_path, case, layout
 @pytest.mark.parametrize("case", [c for c in CASES if c.streaming], ids=lambda c: c.id)
 def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case, path, layout):
     """Calls whose tensors together exceed PYACL_HARDGRAD_STREAM_MIN_BYTES (0 here; by default
-    the last-level cache) write out with the path's streaming-store twin kernels: from the
+    half the last-level cache) write out with the path's streaming-store twin kernels: from the
     first 64-byte aligned element of each range (the plain kernel writes the head before it;
     "shifted" starts every tensor 1 + k elements into its buffer), a fence after.  Their bytes
     are the model's, split over two threads, and the fill around out is untouched."""
@@ -121,9 +121,9 @@ def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case, path
     assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
 
 
-def test_streaming_stores_start_above_the_last_level_cache(cprog, driver, tmp_path):
-    """By default the threshold is the largest cache Linux describes for CPU 0, so a call of a
-    few MiB keeps ordinary stores and the result stays cached for its next reader; the
+def test_streaming_stores_start_above_half_the_last_level_cache():
+    """By default the threshold is half the largest cache Linux describes for CPU 0, so a call
+    of a few MiB keeps ordinary stores and its result stays cached for the next reader; the
     setting reads back through hgGetKernelSettings."""
     from pyacl_hardgrad import _kernel_info
     want = 0
@@ -133,7 +133,7 @@ def test_streaming_stores_start_above_the_last_level_cache(cprog, driver, tmp_pa
             want = max(want, int(text[:-1]) << {"K": 10, "M": 20, "G": 30}[text[-1]])
     got = _kernel_info.settings()["stream_min_bytes"]
     if want:
-        assert got == want
+        assert got == want // 2
     else:
         assert got > 0
 

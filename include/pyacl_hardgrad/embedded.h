@@ -93,7 +93,7 @@ typedef struct hgKernelSettings {
     double splitMinNs;         /* a call is split when its estimated one-thread time reaches this */
     double handoffNs;          /* the measured hand-off: how long a worker takes to join a job */
     uint64_t streamMinBytes;   /* calls whose tensors together exceed this write out with streaming
-                                  stores (the last-level cache, PYACL_HARDGRAD_STREAM_MIN_BYTES) */
+                                  stores (half the last-level cache, PYACL_HARDGRAD_STREAM_MIN_BYTES) */
 } hgKernelSettings;
 
 ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);

@@ -213,8 +213,8 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
 void hg_ew_run(void *plan, void *workspace);
 void hg_ew_destroy(void *plan);
 /* Tensors of one element-wise call (all together) larger than this many bytes have their
- * output written with streaming stores where the kernel path has them: the last-level cache
- * size, or PYACL_HARDGRAD_STREAM_MIN_BYTES (read once). */
+ * output written with streaming stores where the kernel path has them: half the last-level
+ * cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES (read once). */
 uint64_t hg_stream_min_bytes(void);
 
 /* Tensors of one shape with any number of dims, as tensors of at most HG_MAX_DIMS dims over
