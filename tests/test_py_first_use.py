@@ -66,3 +66,44 @@ def test_auto_is_silent_without_any_cann_install(hg, tmp_path):
                                                     PYACL_HARDGRAD_BACKEND="auto"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "sim"
+
+
+def test_float32_work_does_not_import_ml_dtypes(hg, tmp_path):
+    """Importing ml_dtypes costs over a second with numpy 2.4; a program that never touches
+    bfloat16 (tensors, numpy calls, plans, scalars, the info listing of names) does not pay it."""
+    probe = ("import sys, numpy as np, pyacl_hardgrad as hg\n"
+             "g, x = np.linspace(-2, 2, 16, dtype=np.float32), np.ones(16, np.float32)\n"
+             "hg.hardtanh_backward(g, x, -1.0, 1.0)\n"
+             "with hg.Device(0) as d, hg.Tensor(g, d) as tg, hg.Tensor(x.astype(np.float16), d) as tx:\n"
+             "    out = hg.hardsigmoid_backward(tg, tx, sync=True)\n"
+             "    assert out.dtype == np.float32 and hg.empty((2,), 'fp16', d).dtype == np.float16\n"
+             "    hg.Scalar(1.5, 'float32').close(); out.close()\n"
+             "print('ml_dtypes' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          env=_clean_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("first", ["name", "attribute", "acl code", "array", "scalar"])
+def test_bfloat16_works_whichever_way_it_is_first_asked_for(hg, tmp_path, first):
+    """bfloat16 joins the dtype tables on first use, by name, as hg.bfloat16, by its aclDataType,
+    from a user's ml_dtypes array, or as a Scalar's dtype; every way gives ml_dtypes' dtype."""
+    ask = {"name": "hg.empty((3,), 'bf16', d).dtype",
+           "attribute": "hg.bfloat16",
+           "acl code": "hg.Tensor.from_device_pointer(int(m), (3,), hg._binding.lib.ACL_BF16, owner=m).dtype",
+           "array": "hg.Tensor(np.ones(3, ml_dtypes.bfloat16), d).dtype",
+           "scalar": "np.dtype(hg.Scalar(0.5, 'bfloat16').dtype)"}[first]
+    probe = ("import numpy as np, pyacl_hardgrad as hg, pyacl_hardgrad._binding\n"
+             + ("import ml_dtypes\n" if first == "array" else "")
+             + "with hg.Device(0) as d, d.allocate(64) as m:\n"
+             f"    got = {ask}\n"
+             "    import ml_dtypes\n"
+             "    assert got == np.dtype(ml_dtypes.bfloat16), got\n"
+             "    r = hg.hardtanh_backward(np.ones(4, ml_dtypes.bfloat16), np.zeros(4, ml_dtypes.bfloat16), -1.0, 1.0)\n"
+             "    assert r.dtype == got and r.astype(np.float32).tolist() == [1.0] * 4, r\n"
+             "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                          env=_clean_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
