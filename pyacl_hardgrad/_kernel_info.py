@@ -71,8 +71,10 @@ def info_lines() -> list[str]:
                 f"chosen per operator and dtype by timing (a later candidate must be {s['margin_percent']}% faster)"),
              f"kernel split: {s['threads']} threads; a call is split from an estimated {s['split_min_ns'] / 1000:.1f} us "
              f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us)",
-             f"kernel stores: streaming (cache-bypassing, avx2/avx512 paths) when a call's tensors together exceed "
-             f"{s['stream_min_bytes'] / 2**20:.1f} MiB (half the last-level cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES)"]
+             (f"kernel stores: streaming (cache-bypassing, avx2/avx512 paths) when a call's tensors together exceed "
+              f"{s['stream_min_bytes'] / 2**20:.1f} MiB (half the last-level cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES)"
+              if {"avx2", "avx512"} & set(s["available"]) else
+              "kernel stores: ordinary (no kernel path of this CPU has streaming-store twins)")]
     for c in choices():
         times = ", ".join(f"{p} {v:.3f}" for p, v in c["ns_per_element"].items() if v > 0)
         split = "never" if c["parallel_min_elements"] is None else f">= {c['parallel_min_elements']}"

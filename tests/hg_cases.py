@@ -87,7 +87,7 @@ class Case:
     name: str = ""
     nan_payload: bool = True
     inputs: Optional[Callable] = None          # inputs(rng) -> list of arrays, else samples()
-    streaming: bool = False                    # also run the streaming-store test
+    streaming: bool = False                    # also run the misaligned-head streaming test
     threads: bool = False                      # also run the thread-count test
     overlap: bool = False                      # also run the overlapping-out test (input 0 aliased)
 

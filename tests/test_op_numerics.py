@@ -102,40 +102,73 @@ def test_thread_count_does_not_change_bits(cprog, driver, tmp_path, case, layout
     assert outs[0] == outs[1] == outs[2]
 
 
-@pytest.mark.parametrize("layout", ["contig", "shifted"])
-@pytest.mark.parametrize("path", ["avx2", "avx512"])
-@pytest.mark.parametrize("case", [c for c in CASES if c.streaming], ids=lambda c: c.id)
-def test_streaming_store_kernels_match_model(cprog, driver, tmp_path, case, path, layout):
-    """Calls whose tensors together exceed PYACL_HARDGRAD_STREAM_MIN_BYTES (0 here; by default
-    half the last-level cache) write out with the path's streaming-store twin kernels: from the
-    first 64-byte aligned element of each range (the plain kernel writes the head before it;
-    "shifted" starts every tensor 1 + k elements into its buffer), a fence after.  Their bytes
-    are the model's, split over two threads, and the fill around out is untouched."""
+def _one_case_per_kernel_row(cases):
+    """The first case of each operator and dtype combination (a kernel row: its scalar
+    parameters do not pick another kernel)."""
+    rows = {}
+    for c in cases:
+        rows.setdefault((c.func, tuple(a[1] for a in c.args if a[0] != "scalar")), c)
+    return list(rows.values())
+
+
+def _check_streaming(cprog, driver, tmp_path, case, path, layout):
     reason = unavailable(path)
     if reason:
         pytest.skip(reason)
     inputs = case.make_inputs(np.random.default_rng(9), 300_007)
     env = {**_env(path, 2), "PYACL_HARDGRAD_STREAM_MIN_BYTES": "0"}
     got, err = run_case(cprog, driver, tmp_path, case, inputs, layout, env)
-    assert f"kernel isa {path} " in err and "; streaming-store twin)" in err, err
+    assert f"kernel isa {path} " in err, err
+    rows = [line for line in err.splitlines() if line.startswith("pyacl_hardgrad: kernel aclnn")]
+    assert rows, err
+    for line in rows:   # a row the path has a kernel for has its twin; the others run the portable one
+        assert line.endswith("; streaming-store twin)") or f": {path} (" not in line, line
     assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
 
 
-def test_streaming_stores_start_above_half_the_last_level_cache():
-    """By default the threshold is half the largest cache Linux describes for CPU 0, so a call
-    of a few MiB keeps ordinary stores and its result stays cached for the next reader; the
-    setting reads back through hgGetKernelSettings."""
-    from pyacl_hardgrad import _kernel_info
+@pytest.mark.parametrize("path", ["avx2", "avx512"])
+@pytest.mark.parametrize("case", _one_case_per_kernel_row(CASES), ids=lambda c: c.id)
+def test_streaming_store_twins_match_model(cprog, driver, tmp_path, case, path):
+    """Calls whose tensors together exceed PYACL_HARDGRAD_STREAM_MIN_BYTES (0 here; by default
+    half the last-level cache) write out with the path's streaming-store twin of their kernel
+    row; every row's twin gives the model's bytes, split over two threads (a row the path has
+    no kernel for runs the portable one, which has no twin)."""
+    _check_streaming(cprog, driver, tmp_path, case, path, "contig")
+
+
+@pytest.mark.parametrize("path", ["avx2", "avx512"])
+@pytest.mark.parametrize("case", [c for c in CASES if c.streaming], ids=lambda c: c.id)
+def test_streaming_store_twins_start_after_a_misaligned_head(cprog, driver, tmp_path, case, path):
+    """Every tensor 1 + k elements into its buffer: each range runs the plain kernel up to the
+    first 64-byte aligned element of out and the twin after it (a fence last); the bytes are
+    the model's and the fill around out is untouched."""
+    _check_streaming(cprog, driver, tmp_path, case, path, "shifted")
+
+
+def test_streaming_stores_start_above_half_the_last_level_cache(tmp_path):
+    """By default the threshold is half the largest cache Linux describes for CPU 0 (sizes with
+    a K, M or G suffix or none, as the runtime reads them), so a call of a few MiB keeps ordinary
+    stores and its result stays cached for the next reader; hgGetKernelSettings reports it.  A
+    fresh process without PYACL_HARDGRAD_STREAM_MIN_BYTES."""
+    import subprocess
+    import sys
     want = 0
-    for idx in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        text = (idx / "size").read_text().strip() if (idx / "size").exists() else ""
-        if text[:-1].isdigit() and text[-1] in "KMG":
-            want = max(want, int(text[:-1]) << {"K": 10, "M": 20, "G": 30}[text[-1]])
-    got = _kernel_info.settings()["stream_min_bytes"]
+    for k in range(8):
+        f = Path(f"/sys/devices/system/cpu/cpu0/cache/index{k}/size")
+        text = f.read_text().strip() if f.exists() else ""
+        digits = text.rstrip("KMG")
+        if digits.isdigit():
+            want = max(want, int(digits) << {"K": 10, "M": 20, "G": 30}.get(text[len(digits):], 0))
+    env = {k: v for k, v in os.environ.items() if k != "PYACL_HARDGRAD_STREAM_MIN_BYTES"}
+    proc = subprocess.run([sys.executable, "-c", "from pyacl_hardgrad import _kernel_info as k; "
+                           "print(k.settings()['stream_min_bytes'])"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    got = int(proc.stdout)
     if want:
         assert got == want // 2
     else:
-        assert got > 0
+        assert got > 0      # glibc's sysconf, else 16 MiB
 
 
 @pytest.mark.parametrize("path", ["scalar", "auto"])

@@ -60,6 +60,9 @@ def test_accepted_runtime_settings_initialise(hg, tmp_path, name, value):
     ("PYACL_HARDGRAD_KERNEL_ISA", "xyz", 'PYACL_HARDGRAD_KERNEL_ISA="xyz" is not one of auto, scalar, avx2, avx512, neon'),
     ("PYACL_HARDGRAD_THREADS", "two", 'PYACL_HARDGRAD_THREADS="two" is not a whole number >= 1'),
     ("PYACL_HARDGRAD_SPLIT_NS", "-1", 'PYACL_HARDGRAD_SPLIT_NS="-1" is not a number of ns in [0, 1e12]'),
+    ("PYACL_HARDGRAD_STREAM_MIN_BYTES", " -1", 'PYACL_HARDGRAD_STREAM_MIN_BYTES=" -1" is not a whole number of bytes'),
+    ("PYACL_HARDGRAD_STREAM_MIN_BYTES", "99999999999999999999",
+     'PYACL_HARDGRAD_STREAM_MIN_BYTES="99999999999999999999" is not a whole number of bytes'),
     ("PYACL_HARDGRAD_KERNEL_FAKE_NS", "avx2=1", 'PYACL_HARDGRAD_KERNEL_FAKE_NS entry "avx2=1" is not path:ns'),
 ])
 def test_a_bad_kernel_setting_warns_once_naming_it(hg, tmp_path, name, value, says):
