@@ -152,16 +152,23 @@ def test_closing_inputs_from_another_thread_during_a_sync_call_defers_their_rele
     before = _counts(hg)
     deferred = 0                  # iterations where the close landed while the call held the inputs
     with hg.Device(0) as dev, dev.create_stream() as s:
-        for _ in range(8):
+        ts = case.tensors(hg, dev, host)
+        o = hg.empty((n,), want.dtype, dev)
+        t0 = time.perf_counter()
+        case.call(ts, out=o, stream=s, sync=True)
+        call_s = time.perf_counter() - t0              # how long one call takes on this machine now
+        for t in ts + [o]:
+            t.close()
+        for i in range(8):
             ts = case.tensors(hg, dev, host)
             o = hg.empty((n,), want.dtype, dev)
             keep = o[:]                                        # a view keeps o's memory readable
             started = threading.Event()
             held_after_close = []
 
-            def closer():
+            def closer(delay=call_s * (0.1 + 0.1 * i)):   # 10%..80% into the call
                 started.wait()
-                time.sleep(0.0005)                     # most often lands inside the ~ms call
+                time.sleep(delay)
                 for t in ts:
                     t.close()
                 held_after_close.append(ts[0]._refs)   # > 0: someone (the call) still holds it
