@@ -22,7 +22,7 @@ def settings() -> dict:
             "available": [p for i, p in enumerate(PATHS) if s.availablePaths >> i & 1],
             "threads": s.threads, "margin_percent": s.marginPercent,
             "split_min_ns": s.splitMinNs, "handoff_ns": s.handoffNs,
-            "stream_min_bytes": int(s.streamMinBytes)}
+            "stream_min_bytes": int(s.streamMinBytes), "streamed_calls": int(s.streamedCalls)}
 
 
 def choices() -> list[dict]:

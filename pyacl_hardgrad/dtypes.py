@@ -46,8 +46,6 @@ def _load_bfloat16() -> np.dtype:
         dt = np.dtype(ml_dtypes.bfloat16)
         _TO_ACL[dt] = lib.ACL_BF16
         _FROM_ACL[lib.ACL_BF16] = dt
-        for name in _BF16_NAMES:
-            _ALIASES[name] = dt
         _bfloat16 = dt
     return _bfloat16
 
@@ -64,10 +62,8 @@ def to_numpy_dtype(dtype) -> np.dtype:
         return _cache[dtype]
     except (KeyError, TypeError):
         pass
-    if isinstance(dtype, int) and not isinstance(dtype, bool) and dtype == lib.ACL_BF16:
-        out = _load_bfloat16()
-    elif isinstance(dtype, int) and not isinstance(dtype, bool) and dtype in _FROM_ACL:
-        out = _FROM_ACL[dtype]
+    if isinstance(dtype, int) and not isinstance(dtype, bool) and (dtype in _FROM_ACL or dtype == lib.ACL_BF16):
+        out = from_acl(dtype)
     elif isinstance(dtype, str) and dtype.lower() in _BF16_NAMES:
         out = _load_bfloat16()
     elif isinstance(dtype, str) and dtype.lower() in _ALIASES:

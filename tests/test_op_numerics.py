@@ -85,6 +85,7 @@ def test_case_matches_model(cprog, driver, tmp_path, case, path, layout):
     inputs = case.make_inputs(np.random.default_rng(1234))
     got, err = run_case(cprog, driver, tmp_path, case, inputs, layout, _env(path))
     assert f"kernel isa {path} " in err, err
+    assert "streamed calls 0\n" in err, err      # far below the default threshold: ordinary stores
     assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
 
 
@@ -123,6 +124,10 @@ def _check_streaming(cprog, driver, tmp_path, case, path, layout):
     assert rows, err
     for line in rows:   # a row the path has a kernel for has its twin; the others run the portable one
         assert line.endswith("; streaming-store twin)") or f": {path} (" not in line, line
+    # the twin ran, unless the row has none or the call is in place (out's lines were just read)
+    twin = all(line.endswith("; streaming-store twin)") for line in rows)
+    in_place = any(a[0] == "inout" for a in case.args)
+    assert f"streamed calls {int(twin and not in_place)}\n" in err, err
     assert_same(got, case.model(*inputs), f"{case.id} {path} {layout}", case.nan_payload, inputs)
 
 

@@ -94,6 +94,7 @@ typedef struct hgKernelSettings {
     double handoffNs;          /* the measured hand-off: how long a worker takes to join a job */
     uint64_t streamMinBytes;   /* calls whose tensors together exceed this write out with streaming
                                   stores (half the last-level cache, PYACL_HARDGRAD_STREAM_MIN_BYTES) */
+    uint64_t streamedCalls;    /* element-wise calls so far in this process that did so */
 } hgKernelSettings;
 
 ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);

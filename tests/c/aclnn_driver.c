@@ -27,6 +27,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "pyacl_hardgrad/embedded.h"
 
 #define MAX_ARGS 8
 #define MAX_SHIFT 8   /* largest alias shift */
@@ -282,6 +283,13 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("workspace %llu\n", (unsigned long long)ws);
+    /* The embedded runtime says whether the call wrote out with streaming stores. */
+    typedef aclError (*settings_fn)(hgKernelSettings *);
+    settings_fn settings = (settings_fn)dlsym(opapi, "hgGetKernelSettings");
+    hgKernelSettings ks;
+    if (settings != NULL && settings(&ks) == 0) {
+        fprintf(stderr, "streamed calls %llu\n", (unsigned long long)ks.streamedCalls);
+    }
     int bad = 0;
     for (int i = 0; i < na; i++) {
         arg *a = &args[i];

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,7 @@ aclnnStatus hg_empty_executor(const char *func, const hg_exec_ops *ops, uint64_t
 
 static pthread_once_t stream_once = PTHREAD_ONCE_INIT;
 static uint64_t stream_min;
+static atomic_ullong streamed_calls;  /* calls whose out was written with streaming stores */
 
 /* The largest cache of CPU 0 that Linux describes (/sys/devices/system/cpu/cpu0/cache/index<k>/
  * size, e.g. "32768K"; the kernel's view, which on a VM is what one CPU shares), 0 unknown. */
@@ -330,6 +332,11 @@ uint64_t hg_stream_min_bytes(void)
 {
     pthread_once(&stream_once, stream_init);
     return stream_min;
+}
+
+uint64_t hg_streamed_calls(void)
+{
+    return atomic_load_explicit(&streamed_calls, memory_order_relaxed);
 }
 
 typedef struct ew_job {
@@ -474,21 +481,23 @@ static int ew_ranges_independent(const hg_ew_plan *p)
  * streaming stores, 1.05-1.79x without.) */
 static int ew_streaming(const hg_ew_plan *p, uint64_t min_bytes)
 {
-    if (p->out.ws_offset != HG_NOT_STAGED) {
-        return 0;
+    uint64_t bytes = (uint64_t)p->numel * p->out.elsize;
+    for (int k = 0; k < p->nin; k++) {
+        bytes += (uint64_t)p->numel * p->in[k].elsize;
+    }
+    if (bytes <= min_bytes || p->out.ws_offset != HG_NOT_STAGED) {
+        return 0;          /* the common case, decided before any extent is computed */
     }
     uintptr_t olo, ohi;
     view_extent(&p->out, &olo, &ohi);
-    uint64_t bytes = (uint64_t)p->numel * p->out.elsize;
     for (int k = 0; k < p->nin; k++) {
         uintptr_t lo, hi;
         view_extent(&p->in[k], &lo, &hi);
         if (p->in[k].ws_offset != HG_NOT_STAGED || (lo < ohi && olo < hi)) {
             return 0;      /* staged, or in place: out's lines were just read, keep them cached */
         }
-        bytes += (uint64_t)p->numel * p->in[k].elsize;
     }
-    return bytes > min_bytes;
+    return 1;
 }
 
 void hg_ew_run(void *plan_arg, void *workspace)
@@ -530,6 +539,7 @@ void hg_ew_run(void *plan_arg, void *workspace)
     uint64_t stream_min_bytes = hg_stream_min_bytes();   /* read on every path: a bad setting warns anywhere */
     if (p->kernel_nt != NULL && ew_streaming(p, stream_min_bytes)) {
         j.kernel_nt = p->kernel_nt;
+        atomic_fetch_add_explicit(&streamed_calls, 1, memory_order_relaxed);
     }
     /* The one-thread estimate: the kernel's measured cost, plus a kernel's worth per staged view. */
     double per = p->ns_per_elem > 0.0 ? p->ns_per_elem : HG_NS_PER_ELEM_UNKNOWN;

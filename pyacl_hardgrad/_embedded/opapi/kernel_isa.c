@@ -616,5 +616,6 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *s)
     s->splitMinNs = hg_pool_split_ns();
     s->handoffNs = hg_pool_handoff_ns();
     s->streamMinBytes = hg_stream_min_bytes();
+    s->streamedCalls = hg_streamed_calls();
     return ACL_SUCCESS;
 }

@@ -216,6 +216,8 @@ void hg_ew_destroy(void *plan);
  * output written with streaming stores where the kernel path has them: half the last-level
  * cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES (read once). */
 uint64_t hg_stream_min_bytes(void);
+/* How many calls so far wrote their output with streaming stores. */
+uint64_t hg_streamed_calls(void);
 
 /* Tensors of one shape with any number of dims, as tensors of at most HG_MAX_DIMS dims over
  * the same elements in the same logical order (size-1 dims dropped, neighbouring dims merged
