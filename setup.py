@@ -2,13 +2,14 @@
 
 ``pip install .`` compiles libascendcl.so, libnnopbase.so and libopapi.so into the
 CANN-shaped tree ``pyacl_hardgrad/_cann/`` (lib64/, include/, set_env.sh, version files) and builds
-the compiled cffi module ``pyacl_hardgrad._cffi_acl`` whose declarations come from include/.
+the compiled cffi module ``pyacl_hardgrad._cffi_acl`` whose declarations come from include/, and
+``pyacl_hardgrad._fastcall`` (the vectorcall entry points of the hot calls).
 """
 import shutil
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -51,5 +52,8 @@ setup(
               "pyacl_hardgrad.acl._path"],           # _path: the `import acl` shim (--pyacl-path)
     package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
+    # vectorcall entry points for calls whose cost is the call itself (plan runs)
+    ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_build/fastcall.c"],
+                           extra_compile_args=["-std=c11", "-Wall", "-Wextra"])],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

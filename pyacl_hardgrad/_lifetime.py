@@ -147,6 +147,7 @@ class CHandle(Handle):
     closes it (the handle layer's open flag makes close happen once)."""
 
     _bare = False      # True: the class lets go of ``_o`` itself (in __del__), no ffi.gc wrapper
+    _addressed = False # True: ``_a`` is the object's address as an int (what _fastcall reads)
 
     def _own(self, o) -> None:
         """Take the object just made for this handle (made with wrapped=1)."""
@@ -154,6 +155,8 @@ class CHandle(Handle):
             raise MemoryError(f"cannot track a {type(self).__name__}")
         self._o = o if self._bare else ffi.gc(o, _forget)
         self._live = [True]
+        if self._addressed:
+            self._a = int(ffi.cast("uintptr_t", o))
 
     def close(self) -> None:
         o = self.__dict__.get("_o")

@@ -35,7 +35,8 @@ import threading
 
 import numpy as np
 
-from . import _args
+from . import _args, _fastcall
+from ._fastcall import PlanRunner as _PlanRunner
 from ._build import signatures as _signatures
 from ._binding import BACKEND, ffi, lib
 from ._lifetime import CHandle
@@ -753,6 +754,7 @@ class Plan(CHandle):
     """Base of the generated plan classes: phase 1 at construction, ``run()`` is phase 2."""
 
     _spec: OpSpec
+    _addressed = True
 
     def _make(self, args: tuple, repeatable: bool) -> None:
         spec = self._spec
@@ -789,16 +791,19 @@ class Plan(CHandle):
         self.out = results[0] if len(results) == 1 else tuple(results)
         anchor = next(v for v, p in zip(values, spec.params) if p.kind in _TENSOR_KINDS and v is not None)
         self._state = anchor._device_state
-        self._runs = 0
+        r = self._runner = _PlanRunner(self._o, self._a, self._live, self._state,
+                                       self.out, type(self).__name__, self.workspace_size, _run_general,
+                                       _run_failed)
+        self.run = r.run            # phase 2 straight from the call site (_build/fastcall.c)
 
     @property
     def runs(self) -> int:
-        return self._runs
+        return self._runner.runs
 
     @property
     def consumed(self) -> bool:
         """True for a one-shot plan that has run (it cannot run again)."""
-        return not self.repeatable and self._runs > 0
+        return not self.repeatable and self._runner.runs > 0
 
     def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False):
         """Phase 2 on ``stream`` (default: the device's default stream).
@@ -809,45 +814,11 @@ class Plan(CHandle):
         is pinned on the stream instead (held until the plan is closed and the stream has
         synchronised since, or the stream is closed), so its later runs there hold nothing.
         Returns ``out``, without waiting unless ``sync`` (then as ``stream.synchronize()``).
+
+        A made plan's ``run`` attribute is this call implemented in C (its PlanRunner's run), so
+        a run costs no Python frame; this method is what the class offers before that.
         """
-        if not self._live[0]:
-            self._check_open()
-        if stream is None:
-            stream = self._state.get_default_stream()
-        elif type(stream) is not Stream:
-            raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
-        if workspace is None or not self.workspace_size:
-            if workspace is not None and not isinstance(workspace, DeviceMemory):
-                self._bad_workspace(workspace)
-            # the wait is part of the call: a small task on an idle stream has run in the launch
-            st = _plan_run(self._o, stream._o, _WAIT if sync else 0)
-        else:
-            if not isinstance(workspace, DeviceMemory):
-                self._bad_workspace(workspace)
-            if workspace.nbytes < self.workspace_size:
-                raise ValueError(f"workspace of {workspace.nbytes} bytes, {self.workspace_size} needed")
-            st = _plan_run_in(self._o, stream._o, workspace._o, _WAIT if sync else 0)
-        if st:
-            self._run_failed(st, _thread_call(), stream, workspace)
-        self._runs += 1
-        return self.out
-
-    @staticmethod
-    def _bad_workspace(workspace):
-        raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not "
-                        f"{type(workspace).__name__}")
-
-    def _run_failed(self, st, c, stream, workspace):
-        if c.wait_failed:
-            self._runs += 1     # launched: only the wait failed (the stream keeps what the work uses)
-            sync_failed(stream, st)
-        if st == _CONSUMED:
-            raise PlanConsumedError(f"{type(self).__name__} is one-shot and has already run; "
-                                    "create it with repeatable=True to run it again")
-        if st == _CLOSED:
-            what = (type(self).__name__, "Stream stream", "DeviceMemory workspace")[c.index]
-            raise ClosedError(f"{what} of {type(self).__name__}.run() is closed")
-        raise error_for(st, ffi.string(c.function).decode())
+        return self._runner.run(workspace, stream, sync=sync)
 
     def __repr__(self):
         state = "closed" if self.closed else ("consumed" if self.consumed else "ready")
@@ -857,6 +828,54 @@ class Plan(CHandle):
 _plan_run = lib.hgb_plan_run
 _plan_run_in = lib.hgb_plan_run_in
 _thread_call = lib.hgb_thread_call
+
+
+def _bad_workspace(workspace):
+    raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not {type(workspace).__name__}")
+
+
+def _run_general(r, workspace, stream, sync):
+    """A plan run the C runner does not take itself: a closed plan, a workspace, a stream that
+    is not a Stream (or None) -- the checks and errors of Plan.run."""
+    if not r.live[0]:
+        raise ClosedError(f"{r.name} is closed")
+    if stream is None:
+        stream = r.state.get_default_stream()
+    elif type(stream) is not Stream:
+        raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
+    if workspace is None or not r.workspace_size:
+        if workspace is not None and not isinstance(workspace, DeviceMemory):
+            _bad_workspace(workspace)
+        # the wait is part of the call: a small task on an idle stream has run in the launch
+        st = _plan_run(r.o, stream._o, _WAIT if sync else 0)
+    else:
+        if not isinstance(workspace, DeviceMemory):
+            _bad_workspace(workspace)
+        if workspace.nbytes < r.workspace_size:
+            raise ValueError(f"workspace of {workspace.nbytes} bytes, {r.workspace_size} needed")
+        st = _plan_run_in(r.o, stream._o, workspace._o, _WAIT if sync else 0)
+    if st:
+        _run_failed(r, st, stream, workspace)
+    r.runs += 1
+    return r.out
+
+
+def _run_failed(r, st, stream, workspace):
+    """Raise the error of a failed run (status ``st``); a run whose launch went through counts."""
+    c = _thread_call()
+    if c.wait_failed:
+        r.runs += 1     # launched: only the wait failed (the stream keeps what the work uses)
+        sync_failed(stream, st)
+    if st == _CONSUMED:
+        raise PlanConsumedError(f"{r.name} is one-shot and has already run; "
+                                "create it with repeatable=True to run it again")
+    if st == _CLOSED:
+        what = (r.name, "Stream stream", "DeviceMemory workspace")[c.index]
+        raise ClosedError(f"{what} of {r.name}.run() is closed")
+    raise error_for(st, ffi.string(c.function).decode())
+
+
+_fastcall.setup(Stream, int(ffi.cast("uintptr_t", ffi.addressof(lib, "hgb_plan_run"))), _WAIT)
 
 
 def _make_plan_class(spec: OpSpec):

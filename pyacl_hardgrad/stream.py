@@ -143,6 +143,8 @@ class Stream(CHandle):
     same plan, the same one-call arguments) adds nothing to the list.
     """
 
+    _addressed = True           # plan runs read ``_a`` (_build/fastcall.c)
+
     def __init__(self, device, *, _default: bool = False):
         state = device._state if hasattr(device, "_state") else device
         state.ensure_current()
