@@ -44,7 +44,7 @@ from .device import default_device, default_stream
 from .dtypes import from_acl, to_acl
 from .errors import _PARAM_CODES, ClosedError, PlanConsumedError, error_for
 from .memory import DeviceMemory
-from .scalar import Scalar, cached_float32, lookup_float32
+from .scalar import Scalar, _float32_cache, cached_float32, lookup_float32
 from .stream import Stream, sync_failed
 from .tensor import Tensor, _row_major, made_tensor as _made
 
@@ -138,6 +138,8 @@ class OpSpec:
         self.tensor_inputs = [p for p in params if p.kind in _TENSOR_KINDS and p.role == "in"]
         self.tensor_params = [p for p in params if p.kind in _TENSOR_KINDS]
         self.fused = fused
+        self.fast = None                # the same call through _fastcall.OpCall (binding operators)
+        self.front = None               # OpCall.front: the one-call's common case in C
         self.planner = planner
         self.host = host                # the host-array call (stage, fused call with a wait, copy back)
         self.host_layouts: dict = {}    # see _host_layout
@@ -616,12 +618,14 @@ def _make_function(spec: OpSpec):
         elif p.kind == "bool":
             values_ok.append(f"type({p.name}) is bool")
     anchor = next((p.name for p in tensors if p.role != "out"), None) or (tensors[0].name if tensors else None)
+    fast = spec.fast is not None     # the array-argument call (_fastcall.OpCall): addresses, no cdata
+    ref = "_a" if fast else "_o"
     cargs = []
     for p in spec.params:
         if p.kind in _TENSOR_KINDS:
-            cargs.append(f"{p.name}._o" if p.role != "out" else f"_o_{p.name}._o")
+            cargs.append(f"{p.name}.{ref}" if p.role != "out" else f"_o_{p.name}.{ref}")
         elif p.kind == "scalar":
-            cargs.append(f"{scalar_vars[p.name]}._o")
+            cargs.append(f"{scalar_vars[p.name]}.{ref}")
         else:
             cargs.append(p.name)
     handle_objs = []
@@ -632,6 +636,10 @@ def _make_function(spec: OpSpec):
             handle_objs.append(scalar_vars[p.name])
     inputs = ", ".join(p.name for p in spec.tensor_inputs)
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
+    if spec.front is not None:          # Tensors, floats or Scalars, a Stream or None: done in C
+        lines.append(f"    _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
+        lines.append("    if _r is not _NO:")
+        lines.append("        return _r")
     if anchor is not None:              # the fast path needs a tensor to find the default stream
         cond = " and ".join(checks) or "True"
         lines.append(f"    if {cond}:")
@@ -640,15 +648,16 @@ def _make_function(spec: OpSpec):
         lines.append(f"        if {ok}:")
         lines.append("            if stream is None:")
         lines.append(f"                stream = {anchor}._device_state.get_default_stream()")
-        lines.append("            try:")
-        lines.append("                c = _tls.c")
-        lines.append("            except AttributeError:")
-        lines.append("                c = _call_buffer()")
+        get_c = ["try:", "    c = _tls.c", "except AttributeError:", "    c = _call_buffer()"]
+        if not fast:
+            lines += ["            " + x for x in get_c]
         made = []
         key = ", ".join(f"{p.name}.shape, {p.name}.dtype" for p in spec.tensor_inputs)
         for p in spec.outputs:
             lines.append(f"            _o_{p.name} = {p.name}")
             lines.append(f"            if _o_{p.name} is None:")
+            if fast:
+                lines += ["                " + x for x in get_c]
             if spec.tensor_inputs:       # the output's layout from the memo, allocated in C
                 lines.append(f"                _lay = _layouts.get(({key},))")
                 lines.append("                if _lay is None:")
@@ -661,11 +670,14 @@ def _make_function(spec: OpSpec):
             else:
                 lines.append(f"                _o_{p.name} = _new_out(c, _SPEC, ())")
             made.append(f"_o_{p.name}")
-        lines.append(f"            st = _fused(c, stream._o, _WAIT if sync else 0, {', '.join(cargs)})")
+        if fast:
+            lines.append(f"            st = _fast(stream._a, _WAIT if sync else 0, {', '.join(cargs)})")
+        else:
+            lines.append(f"            st = _fused(c, stream._o, _WAIT if sync else 0, {', '.join(cargs)})")
         lines.append("            if st:")
         made_expr = "(" + "".join(f"*(({m},) if {p.name} is None else ()), " for m, p in zip(made, spec.outputs)) + ")"
-        lines.append(f"                _failed(st, c, _SPEC, ({', '.join(handle_objs)},), {made_expr}, "
-                     f"({', '.join(names)},))")
+        lines.append(f"                _failed(st, {'_thread_call()' if fast else 'c'}, _SPEC, ({', '.join(handle_objs)},), "
+                     f"{made_expr}, ({', '.join(names)},))")
         results = [(p.name if p.role == "inout" else f"_o_{p.name}") for p in spec.results]
         lines.append("            else:")
         lines.append(f"                return {', '.join(results) if results else 'None'}")
@@ -675,6 +687,7 @@ def _make_function(spec: OpSpec):
     src = "\n".join(lines) + "\n"
     env = {"_T": Tensor, "_S": Stream, "_f32": lookup_float32, "_bound": _bound, "_tls": _tls,
            "_call_buffer": _call_buffer, "_new_out": _new_out, "_fused": spec.fused, "_WAIT": _WAIT,
+           "_fast": spec.fast, "_thread_call": _thread_call, "_front": spec.front, "_NO": _NO,
            "_layouts": _layouts, "_layout": _layout, "_empty": _empty, "_alloc_failed": _alloc_failed,
            "_made": _made,
            "_failed": _failed, "_general": _general, "_SPEC": spec,
@@ -1020,8 +1033,48 @@ def _discover_cann(known: set, entries: dict) -> None:
             _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so of the toolkit"
 
 
+def _arg_code(p: Param) -> str:
+    """p's code for _fastcall.OpCall: a handle, a float, a bool, or an integer of its C type's
+    size and signedness (struct's letters)."""
+    if p.kind in _HANDLE_KINDS:
+        return "P"
+    if p.kind == "float":
+        return "d"
+    if p.kind == "bool":
+        return "?"
+    signed = int(ffi.cast("long long", ffi.cast(p.ctype, -1))) < 0
+    code = {1: "b", 2: "h", 4: "i", 8: "q"}[ffi.sizeof(p.ctype)]
+    return code if signed else code.upper()
+
+
+_NO = object()      # what OpCall.front returns for a call it leaves to the Python path
+_ROLES = {"in": "t", "inout": "x", "out": "o"}
+
+
+def _op_call(spec: OpSpec) -> _fastcall.OpCall:
+    """The array-argument fused call of a binding operator (hgb_callv_<name>) and, for an operator
+    with a tensor input, its front: the one-call's common case done in C (see _make_function)."""
+    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, f"hgb_callv_{spec.name}")))
+    op = _fastcall.OpCall(address, "".join(_arg_code(p) for p in spec.params),
+                          tuple(p.name for p in spec.params), spec.function_name)
+    anchor = next((i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out"), None)
+    if anchor is not None:
+        roles = "".join(_ROLES[p.role] if p.kind in _TENSOR_KINDS else "s" if p.kind == "scalar" else "v"
+                        for p in spec.params)
+        results = tuple(spec.params.index(p) for p in spec.results)
+
+        def failed(st, handles, args):
+            _failed(st, _thread_call(), spec, handles, (), args)
+            return _NO                  # a cached Scalar was released meanwhile: the Python path
+        op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO)
+        spec.front = op.front
+    return op
+
+
 def _register(desc: dict, entry: dict, fused, planner, source: str, host=None) -> None:
     spec = OpSpec(desc, entry, fused, planner, source, host)
+    if source == "binding":
+        spec.fast = _op_call(spec)
     _specs[spec.name] = spec
     fn = _make_function(spec)
     plan = _make_plan_class(spec)

@@ -18,6 +18,8 @@ __all__ = ["Scalar"]
 class Scalar(CHandle):
     """``Scalar(1.2)`` or ``Scalar(3, "int64")``: an aclScalar holding a copy of the value."""
 
+    _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
+
     def __init__(self, value, dtype="float32"):
         npdt = to_numpy_dtype(dtype)
         box = _scalar_box(value, npdt)

@@ -171,6 +171,7 @@ class Tensor(CHandle):
     # cost about a fifth of making one.  The pointer never outlives the tensor: calls pass it
     # into C while they hold the tensor, and C keeps references of its own.
     _bare = True
+    _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
 
     def __copy__(self) -> "Tensor":
         """``copy.copy``: a new tensor handle (a view) over the same memory, closed on its own."""
@@ -507,6 +508,7 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     t._data = call.data
     t._device_state = state
     t._o = call.made                # let go of by Tensor.__del__
+    t._a = call.address
     t._live = [True]
     return t
 

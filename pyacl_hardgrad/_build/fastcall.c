@@ -12,11 +12,19 @@
  * plan's open flag, its device state and `out`) and nothing that holds the plan, so a plan
  * without other references is released at once, as before.  The fast case is workspace None,
  * a Stream (or None: the device's default stream) and a status of 0; every other case, and every
- * failure, is handed to the Python functions given to the runner, which raise the errors. */
+ * failure, is handed to the Python functions given to the runner, which raise the errors.
+ *
+ * OpCall is an operator's fused call (hold, phase 1, phase 2, hand-over) with its arguments in
+ * an array: op(stream, flags, *args) converts each argument by its code and calls the
+ * operator's hgb_callv_<name>, returning the status (the thread's call record says the rest).
+ * Codes: 'P' a handle argument (its object's address, None for NULL), 'd' float or double,
+ * '?' bool, and struct's integer codes b B h H i I q Q, range-checked. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef int (*plan_run_fn)(void *plan, void *stream, int flags);
 
@@ -25,6 +33,7 @@ static int g_wait_flag;               /* HGB_WAIT */
 static PyTypeObject *g_stream_type;   /* pyacl_hardgrad.stream.Stream (exact type) */
 static PyObject *g_str_a;             /* "_a": a handle's object address as an int */
 static PyObject *g_str_default;       /* "get_default_stream" */
+static PyObject *g_str_device_state;  /* "_device_state" */
 static PyObject *g_kw_workspace, *g_kw_stream, *g_kw_sync;
 
 typedef struct {
@@ -271,6 +280,438 @@ static PyObject *fc_setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* --- OpCall ------------------------------------------------------------------------------- */
+
+typedef union {          /* the layout of the binding's hgb_arg (fused_calls.h) */
+    void *o;
+    int64_t i;
+    uint64_t u;
+    double d;
+} fc_arg;
+
+typedef int (*callv_fn)(void *stream, int flags, const fc_arg *v);
+
+#define FC_MAX_ARGS 32   /* HGB_MAX_ARGS */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    callv_fn fn;
+    Py_ssize_t n;
+    char codes[FC_MAX_ARGS + 1];
+    PyObject *names;     /* the parameters' names, for messages */
+    PyObject *op;        /* the operator's name */
+    /* front(): set by set_front() */
+    char roles[FC_MAX_ARGS + 1];
+    Py_ssize_t anchor;   /* the tensor input whose device's default stream a call without one uses */
+    Py_ssize_t results[FC_MAX_ARGS];
+    Py_ssize_t nresults;
+    PyTypeObject *tensor_type, *scalar_type;
+    PyObject *float_cache; /* float -> its cached Scalar */
+    PyObject *failed;    /* failed(status, handles, args) -> raises, or returns `no` */
+    PyObject *no;        /* what front() returns for a call it leaves to the Python path */
+} OpCall;
+
+static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"address", "codes", "names", "op", NULL};
+    PyObject *addr, *names, *op;
+    const char *codes;
+    Py_ssize_t n;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os#O!U:OpCall", kwlist, &addr, &codes, &n,
+                                     &PyTuple_Type, &names, &op))
+        return -1;
+    if (n > FC_MAX_ARGS || PyTuple_GET_SIZE(names) != n) {
+        PyErr_Format(PyExc_ValueError, "OpCall: %zd codes and %zd names (at most %d)", n,
+                     PyTuple_GET_SIZE(names), FC_MAX_ARGS);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (strchr("Pd?bBhHiIqQ", codes[i]) == NULL || codes[i] == '\0') {
+            PyErr_Format(PyExc_ValueError, "OpCall: unknown argument code '%c'", codes[i]);
+            return -1;
+        }
+    }
+    void *p = PyLong_AsVoidPtr(addr);
+    if (p == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "address must not be 0");
+        return -1;
+    }
+    self->fn = (callv_fn)(uintptr_t)p;
+    self->n = n;
+    memcpy(self->codes, codes, (size_t)n);
+    self->codes[n] = '\0';
+    Py_INCREF(names); Py_XSETREF(self->names, names);
+    Py_INCREF(op); Py_XSETREF(self->op, op);
+    return 0;
+}
+
+static void opcall_dealloc(OpCall *self)
+{
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->op);
+    Py_CLEAR(self->tensor_type);
+    Py_CLEAR(self->scalar_type);
+    Py_CLEAR(self->float_cache);
+    Py_CLEAR(self->failed);
+    Py_CLEAR(self->no);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* An integer argument in [lo, hi]; -1 with OverflowError naming the parameter otherwise. */
+static int int_arg(OpCall *self, Py_ssize_t i, PyObject *v, long long lo, long long hi, fc_arg *out)
+{
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow != 0 || x < lo || x > hi) {
+        PyErr_Format(PyExc_OverflowError, "%U: %U=%R is out of range [%lld, %lld]", self->op,
+                     PyTuple_GET_ITEM(self->names, i), v, lo, hi);
+        return -1;
+    }
+    out->i = x;
+    return 0;
+}
+
+static int convert_arg(OpCall *self, Py_ssize_t i, PyObject *v, fc_arg *out)
+{
+    switch (self->codes[i]) {
+    case 'P':
+        out->o = v == Py_None ? NULL : PyLong_AsVoidPtr(v);
+        return out->o == NULL && PyErr_Occurred() ? -1 : 0;
+    case 'd':
+        out->d = PyFloat_AsDouble(v);
+        return out->d == -1.0 && PyErr_Occurred() ? -1 : 0;
+    case '?': {
+        int t = PyObject_IsTrue(v);
+        out->i = t;
+        return t < 0 ? -1 : 0;
+    }
+    case 'b': return int_arg(self, i, v, INT8_MIN, INT8_MAX, out);
+    case 'B': return int_arg(self, i, v, 0, UINT8_MAX, out);
+    case 'h': return int_arg(self, i, v, INT16_MIN, INT16_MAX, out);
+    case 'H': return int_arg(self, i, v, 0, UINT16_MAX, out);
+    case 'i': return int_arg(self, i, v, INT32_MIN, INT32_MAX, out);
+    case 'I': return int_arg(self, i, v, 0, UINT32_MAX, out);
+    case 'q': return int_arg(self, i, v, INT64_MIN, INT64_MAX, out);
+    case 'Q':
+        out->u = PyLong_AsUnsignedLongLong(v);
+        if (out->u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "%U: %U=%R is out of range [0, %llu]", self->op,
+                         PyTuple_GET_ITEM(self->names, i), v, (unsigned long long)UINT64_MAX);
+            return -1;
+        }
+        return 0;
+    default:
+        PyErr_SetString(PyExc_SystemError, "OpCall: bad code");
+        return -1;
+    }
+}
+
+/* op(stream, flags, *args) -> status */
+static PyObject *opcall_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    OpCall *self = (OpCall *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if ((kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) || nargs != self->n + 2) {
+        PyErr_Format(PyExc_TypeError, "%U's OpCall takes (stream, flags, %zd arguments), positionally",
+                     self->op, self->n);
+        return NULL;
+    }
+    void *stream = args[0] == Py_None ? NULL : PyLong_AsVoidPtr(args[0]);
+    if (stream == NULL && PyErr_Occurred())
+        return NULL;
+    int overflow = 0;
+    long flags = PyLong_AsLongAndOverflow(args[1], &overflow);
+    if (flags == -1 && PyErr_Occurred())
+        return NULL;
+    if (overflow != 0 || flags < INT_MIN || flags > INT_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "flags out of range");
+        return NULL;
+    }
+    fc_arg v[FC_MAX_ARGS + 1];
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        if (convert_arg(self, i, args[i + 2], &v[i]) < 0)
+            return NULL;
+    }
+    int st;
+    callv_fn fn = self->fn;
+    Py_BEGIN_ALLOW_THREADS
+    st = fn(stream, (int)flags, v);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(st);
+}
+
+/* set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no).
+ * roles, one per parameter: 't' a tensor input, 'x' a tensor both read and written, 'o' an
+ * output tensor (None: left to the Python path, which allocates it), 's' a scalar (a float with a
+ * cached Scalar, or a Scalar), 'v' a value parameter (an int, a float or int, a bool: as its code). */
+static PyObject *opcall_set_front(OpCall *self, PyObject *args)
+{
+    const char *roles;
+    Py_ssize_t nroles, anchor;
+    PyObject *results, *tensor_type, *scalar_type, *cache, *failed, *no;
+    if (!PyArg_ParseTuple(args, "s#nO!O!O!O!OO:set_front", &roles, &nroles, &anchor, &PyTuple_Type,
+                          &results, &PyType_Type, &tensor_type, &PyType_Type, &scalar_type,
+                          &PyDict_Type, &cache, &failed, &no))
+        return NULL;
+    if (self->fn == NULL || nroles != self->n || anchor < 0 || anchor >= self->n ||
+        PyTuple_GET_SIZE(results) > self->n) {
+        PyErr_SetString(PyExc_ValueError, "set_front: one role per parameter, an anchor and results among them");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nroles; i++) {
+        if (strchr("txosv", roles[i]) == NULL || roles[i] == '\0' ||
+            ((roles[i] == 'v') == (self->codes[i] == 'P'))) {
+            PyErr_Format(PyExc_ValueError, "set_front: role '%c' of parameter %zd does not fit its code '%c'",
+                         roles[i], i, self->codes[i]);
+            return NULL;
+        }
+    }
+    if (roles[anchor] != 't' && roles[anchor] != 'x') {
+        PyErr_SetString(PyExc_ValueError, "set_front: the anchor must be a tensor input");
+        return NULL;
+    }
+    Py_ssize_t nr = PyTuple_GET_SIZE(results);
+    for (Py_ssize_t i = 0; i < nr; i++) {
+        Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(results, i));
+        if (k < 0 || k >= self->n) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "set_front: a result index out of range");
+            return NULL;
+        }
+        self->results[i] = k;
+    }
+    self->nresults = nr;
+    memcpy(self->roles, roles, (size_t)nroles);
+    self->roles[nroles] = '\0';
+    self->anchor = anchor;
+    Py_INCREF(tensor_type); Py_XSETREF(self->tensor_type, (PyTypeObject *)tensor_type);
+    Py_INCREF(scalar_type); Py_XSETREF(self->scalar_type, (PyTypeObject *)scalar_type);
+    Py_INCREF(cache); Py_XSETREF(self->float_cache, cache);
+    Py_INCREF(failed); Py_XSETREF(self->failed, failed);
+    Py_INCREF(no); Py_XSETREF(self->no, no);
+    Py_RETURN_NONE;
+}
+
+/* Whether a value parameter's argument has the type the Python path's fast case takes. */
+static int value_fits(char code, PyObject *v)
+{
+    if (code == '?')
+        return PyBool_Check(v);
+    if (code == 'd')
+        return PyFloat_CheckExact(v) || PyLong_CheckExact(v);
+    return PyLong_CheckExact(v);
+}
+
+static PyObject *front_result(OpCall *self, PyObject *const *args);
+static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs);
+
+/* front(*params, stream, sync): the operator's call with Tensors, float or Scalar scalars and a
+ * Stream or None, done here; anything else (and a failure the Python path recovers from)
+ * returns `no`, and the Python function goes on with the same arguments. */
+static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (self->no == NULL) {
+        PyErr_SetString(PyExc_TypeError, "front() before set_front()");
+        return NULL;
+    }
+    Py_ssize_t n = self->n;
+    if (nargs != n + 2) {
+        PyErr_Format(PyExc_TypeError, "front() takes %zd arguments (%zd given)", n + 2, nargs);
+        return NULL;
+    }
+    /* the tensor, or the Scalar, of each handle parameter: owned, since a cached Scalar can
+     * leave the cache (release_cached_scalars) whenever code below lets another thread run */
+    PyObject *objs[FC_MAX_ARGS];
+    fc_arg v[FC_MAX_ARGS + 1];
+    PyObject *s = NULL, *r = NULL;
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        objs[i] = NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        switch (self->roles[i]) {
+        case 'o':
+            if (a == Py_None)
+                goto python;
+            /* fall through */
+        case 't':
+        case 'x':
+            if (Py_TYPE(a) != self->tensor_type)
+                goto python;
+            objs[i] = a;
+            Py_INCREF(a);
+            break;
+        case 's':
+            if (PyFloat_CheckExact(a)) {
+                PyObject *sc = PyDict_GetItemWithError(self->float_cache, a);
+                if (sc == NULL) {
+                    if (PyErr_Occurred())
+                        goto done;
+                    goto python;          /* not cached yet (or a zero): the Python path caches it */
+                }
+                objs[i] = sc;
+            } else if (Py_TYPE(a) == self->scalar_type) {
+                objs[i] = a;
+            } else {
+                goto python;
+            }
+            Py_INCREF(objs[i]);
+            break;
+        default:                          /* 'v' */
+            if (!value_fits(self->codes[i], a))
+                goto python;
+            if (convert_arg(self, i, a, &v[i]) < 0)
+                goto done;
+            break;
+        }
+    }
+    int wait = PyObject_IsTrue(args[n + 1]);
+    if (wait < 0)
+        goto done;
+    if (args[n] == Py_None) {
+        PyObject *state = PyObject_GetAttr(objs[self->anchor], g_str_device_state);
+        if (state == NULL)
+            goto done;
+        s = PyObject_CallMethodNoArgs(state, g_str_default);
+        Py_DECREF(state);
+        if (s == NULL)
+            goto done;
+    } else {
+        s = args[n];
+        Py_INCREF(s);
+    }
+    if (Py_TYPE(s) != g_stream_type)
+        goto python;
+    void *sp = address_of(s);
+    if (sp == NULL)
+        goto done;
+    for (i = 0; i < n; i++) {
+        if (objs[i] != NULL && (v[i].o = address_of(objs[i])) == NULL)
+            goto done;
+    }
+    int st;
+    callv_fn fn = self->fn;
+    int flags = wait ? g_wait_flag : 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = fn(sp, flags, v);
+    Py_END_ALLOW_THREADS
+    r = st == 0 ? front_result(self, args) : front_failed(self, st, args, objs);
+    goto done;
+python:
+    Py_INCREF(self->no);
+    r = self->no;
+done:
+    Py_XDECREF(s);
+    for (i = 0; i < n; i++)
+        Py_XDECREF(objs[i]);
+    return r;
+}
+
+/* A failed call: `failed(status, handles, args)` raises the error (or returns `no`). */
+static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs)
+{
+    Py_ssize_t n = self->n, nh = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        nh += objs[i] != NULL;
+    PyObject *handles = PyTuple_New(nh), *given = PyTuple_New(n), *code = PyLong_FromLong(st);
+    PyObject *r = NULL;
+    if (handles != NULL && given != NULL && code != NULL) {
+        for (Py_ssize_t i = 0, k = 0; i < n; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(given, i, args[i]);
+            if (objs[i] != NULL) {
+                Py_INCREF(objs[i]);
+                PyTuple_SET_ITEM(handles, k++, objs[i]);
+            }
+        }
+        PyObject *fargs[3] = {code, handles, given};
+        r = PyObject_Vectorcall(self->failed, fargs, 3, NULL);
+    }
+    Py_XDECREF(handles);
+    Py_XDECREF(given);
+    Py_XDECREF(code);
+    return r;
+}
+
+static PyObject *front_result(OpCall *self, PyObject *const *args)
+{
+    if (self->nresults == 1) {
+        Py_INCREF(args[self->results[0]]);
+        return args[self->results[0]];
+    }
+    PyObject *out = PyTuple_New(self->nresults);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < self->nresults; i++) {
+        Py_INCREF(args[self->results[i]]);
+        PyTuple_SET_ITEM(out, i, args[self->results[i]]);
+    }
+    return out;
+}
+
+static PyMethodDef opcall_methods[] = {
+    {"set_front", (PyCFunction)opcall_set_front, METH_VARARGS,
+     "set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no)"},
+    {"front", (PyCFunction)(void (*)(void))opcall_front, METH_FASTCALL,
+     "front(*params, stream, sync): the common call done here, else `no`"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef opcall_members[] = {
+    {"op", T_OBJECT, offsetof(OpCall, op), READONLY, "the operator's name"},
+    {"names", T_OBJECT, offsetof(OpCall, names), READONLY, "the parameters' names"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyObject *opcall_codes(OpCall *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromStringAndSize(self->codes, self->n);
+}
+
+static PyGetSetDef opcall_getset[] = {
+    {"codes", (getter)opcall_codes, NULL, "the argument codes", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *opcall_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    OpCall *self = (OpCall *)PyType_GenericNew(type, args, kwds);
+    if (self != NULL)
+        self->vectorcall = opcall_vectorcall;
+    return (PyObject *)self;
+}
+
+static PyObject *opcall_call_unready(PyObject *callable, PyObject *args, PyObject *kwds)
+{
+    if (((OpCall *)callable)->fn == NULL) {
+        PyErr_SetString(PyExc_TypeError, "OpCall was not initialised");
+        return NULL;
+    }
+    return PyVectorcall_Call(callable, args, kwds);
+}
+
+static PyTypeObject OpCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pyacl_hardgrad._fastcall.OpCall",
+    .tp_basicsize = sizeof(OpCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "An operator's fused call with its arguments in an array: op(stream, flags, *args).",
+    .tp_new = opcall_new,
+    .tp_init = (initproc)opcall_init,
+    .tp_dealloc = (destructor)opcall_dealloc,
+    .tp_vectorcall_offset = offsetof(OpCall, vectorcall),
+    .tp_call = opcall_call_unready,
+    .tp_members = opcall_members,
+    .tp_getset = opcall_getset,
+    .tp_methods = opcall_methods,
+};
+
 static PyMethodDef fc_methods[] = {
     {"setup", fc_setup, METH_VARARGS,
      "setup(stream_type, plan_run_address, wait_flag): the Stream class and hgb_plan_run."},
@@ -287,19 +728,28 @@ PyMODINIT_FUNC PyInit__fastcall(void)
 {
     g_str_a = PyUnicode_InternFromString("_a");
     g_str_default = PyUnicode_InternFromString("get_default_stream");
+    g_str_device_state = PyUnicode_InternFromString("_device_state");
     g_kw_workspace = PyUnicode_InternFromString("workspace");
     g_kw_stream = PyUnicode_InternFromString("stream");
     g_kw_sync = PyUnicode_InternFromString("sync");
-    if (!g_str_a || !g_str_default || !g_kw_workspace || !g_kw_stream || !g_kw_sync)
+    if (!g_str_a || !g_str_default || !g_str_device_state || !g_kw_workspace || !g_kw_stream || !g_kw_sync)
         return NULL;
     if (PyType_Ready(&PlanRunnerType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&fc_module);
     if (m == NULL)
         return NULL;
+    if (PyType_Ready(&OpCallType) < 0)
+        return NULL;
     Py_INCREF(&PlanRunnerType);
     if (PyModule_AddObject(m, "PlanRunner", (PyObject *)&PlanRunnerType) < 0) {
         Py_DECREF(&PlanRunnerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&OpCallType);
+    if (PyModule_AddObject(m, "OpCall", (PyObject *)&OpCallType) < 0) {
+        Py_DECREF(&OpCallType);
         Py_DECREF(m);
         return NULL;
     }

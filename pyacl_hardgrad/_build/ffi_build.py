@@ -262,6 +262,20 @@ def _host_param(p: dict, i: int) -> str:
     return _c_param(p, i)
 
 
+_UNSIGNED_64 = {"uint64_t", "size_t", "unsigned long", "unsigned long long"}
+
+
+def _from_arg(p: dict, i: int) -> str:
+    """Parameter i of an array-argument call, from its hgb_arg (see hgb_callv_<name>)."""
+    if p["kind"] in ("tensor", "out", "scalar"):
+        return f"v[{i}].o"
+    if p["kind"] == "float":
+        return f"({p['type']})v[{i}].d"
+    if p["kind"] == "bool":
+        return f"v[{i}].i != 0"
+    return f"({p['type']})v[{i}].{'u' if p['type'] in _UNSIGNED_64 else 'i'}"
+
+
 def operator_calls(ops: list[dict]) -> tuple[str, str]:
     """(declarations, definitions) of the fused call, the host-array call and the plan constructor
     of each operator: hold the handle arguments, phase 1, then the generic hgb_finish /
@@ -281,7 +295,17 @@ def operator_calls(ops: list[dict]) -> tuple[str, str]:
         tensors = [i for i, p in enumerate(params) if p["kind"] in ("tensor", "out")]
         host_sig = "".join(", " + _host_param(p, i) for i, p in enumerate(params))
         host = f"int hgb_host_{name}(hgb_call *call, hgb_obj *stream, const hgb_host_tensor *lay{host_sig})"
-        decls += [head + ";\n", plan + ";\n", host + ";\n"]
+        # the same call with its arguments in an array, on the thread's own record (hgb_thread_call)
+        callv = f"int hgb_callv_{name}(hgb_obj *stream, int flags, const hgb_arg *v)"
+        decls += [head + ";\n", plan + ";\n", host + ";\n", callv + ";\n"]
+        from_args = "".join(", " + _from_arg(p, i) for i, p in enumerate(params))
+        defs.append(f"""
+{callv}
+{{
+    (void)v;
+    return hgb_call_{name}(hgb_thread_call(), stream, flags{from_args});
+}}
+""")
         n = len(handles)
         nt = len(tensors)
         slot = {i: k for k, i in enumerate(tensors)}

@@ -621,6 +621,7 @@ static int hgb_new_tensor(hgb_call *call, hgb_obj *device, aclrtContext context,
         call->function = "malloc";
         return ACL_ERROR_BAD_ALLOC;
     }
+    call->address = (uintptr_t)call->made;
     return 0;
 }
 

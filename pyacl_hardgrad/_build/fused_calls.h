@@ -45,7 +45,18 @@ typedef struct hgb_call {
     hgb_obj *made;           /* hgb_plan_*, hgb_tensor_empty: the new object (NULL on failure) */
     void *data;              /* hgb_tensor_empty: the new tensor's device address */
     aclTensor *tensor;       /* hgb_tensor_empty: the new aclTensor */
+    uintptr_t address;       /* hgb_tensor_empty: `made` as an integer (what _fastcall's calls take) */
 } hgb_call;
+
+/* One argument of an operator's array-argument call (hgb_callv_<name>, what _fastcall.OpCall
+ * calls): a handle argument's object, or a value parameter widened to 64 bits (the caller has
+ * checked it fits the parameter's type). */
+typedef union hgb_arg {
+    hgb_obj *o;
+    int64_t i;
+    uint64_t u;
+    double d;
+} hgb_arg;
 
 /* Objects.  `deps` are references the caller already holds; they move into the new object.
  * `wrapped`: 1: a Python handle points at it (open flag set; hgb_obj_close/hgb_obj_forget follow);
