@@ -637,9 +637,11 @@ def _make_function(spec: OpSpec):
     inputs = ", ".join(p.name for p in spec.tensor_inputs)
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
     if spec.front is not None:          # Tensors, floats or Scalars, a Stream or None: done in C
-        lines.append(f"    _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
-        lines.append("    if _r is not _NO:")
-        lines.append("        return _r")
+        first = spec.params[next(i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out")]
+        lines.append(f"    if type({first.name}) is _T:")
+        lines.append(f"        _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
+        lines.append("        if _r is not _NO:")
+        lines.append("            return _r")
     if anchor is not None:              # the fast path needs a tensor to find the default stream
         cond = " and ".join(checks) or "True"
         lines.append(f"    if {cond}:")

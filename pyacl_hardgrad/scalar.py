@@ -19,6 +19,7 @@ class Scalar(CHandle):
     """``Scalar(1.2)`` or ``Scalar(3, "int64")``: an aclScalar holding a copy of the value."""
 
     _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
+    __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
     def __init__(self, value, dtype="float32"):
         npdt = to_numpy_dtype(dtype)

@@ -144,6 +144,7 @@ class Stream(CHandle):
     """
 
     _addressed = True           # plan runs read ``_a`` (_build/fastcall.c)
+    __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
     def __init__(self, device, *, _default: bool = False):
         state = device._state if hasattr(device, "_state") else device

@@ -172,6 +172,7 @@ class Tensor(CHandle):
     # into C while they hold the tensor, and C keeps references of its own.
     _bare = True
     _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
+    __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
     def __copy__(self) -> "Tensor":
         """``copy.copy``: a new tensor handle (a view) over the same memory, closed on its own."""

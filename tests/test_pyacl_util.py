@@ -139,6 +139,24 @@ def test_start_thread_gives_the_pthread_id_and_stop_thread_joins(acl):
     assert acl.util.stop_thread(tid) == errno.ESRCH                     # joined already
 
 
+def test_threads_whose_functions_ended_keep_distinct_ids_until_stopped(acl):
+    """An ended thread's id is not handed to the next one started (as with joinable pthreads):
+    every id start_thread gave stays valid for stop_thread."""
+    old = signal.getsignal(signal.SIGINT)
+    done = []
+    try:
+        tids = []
+        for i in range(20):
+            tid, ret = acl.util.start_thread(done.append, i)
+            assert ret == 0
+            tids.append(tid)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert len(set(tids)) == len(tids)
+    assert [acl.util.stop_thread(t) for t in tids] == [0] * len(tids)
+    assert sorted(done) == list(range(20))
+
+
 def test_start_thread_none_calls_without_argument(acl):
     seen = []
     old = signal.getsignal(signal.SIGINT)

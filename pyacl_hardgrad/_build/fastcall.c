@@ -31,6 +31,7 @@ typedef int (*plan_run_fn)(void *plan, void *stream, int flags);
 static plan_run_fn g_plan_run;        /* hgb_plan_run */
 static int g_wait_flag;               /* HGB_WAIT */
 static PyTypeObject *g_stream_type;   /* pyacl_hardgrad.stream.Stream (exact type) */
+static Py_ssize_t g_stream_slot = -1; /* address_slot(g_stream_type) */
 static PyObject *g_str_a;             /* "_a": a handle's object address as an int */
 static PyObject *g_str_default;       /* "get_default_stream" */
 static PyObject *g_str_device_state;  /* "_device_state" */
@@ -59,6 +60,33 @@ static void *address_of(PyObject *obj)
     void *p = PyLong_AsVoidPtr(a);
     Py_DECREF(a);
     return p;
+}
+
+/* Where instances of `type` keep `_a` when the class declares it in __slots__ (its member
+ * descriptor's offset), else -1.  Callers check the exact type before reading at the offset. */
+static Py_ssize_t address_slot(PyTypeObject *type)
+{
+    PyObject *d = PyDict_GetItemWithError(type->tp_dict, g_str_a);
+    if (d != NULL && Py_TYPE(d) == &PyMemberDescr_Type) {
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type == T_OBJECT_EX)
+            return m->offset;
+    }
+    PyErr_Clear();
+    return -1;
+}
+
+/* address_of for an object of a type whose address_slot() is `slot`. */
+static void *address_at(PyObject *obj, Py_ssize_t slot)
+{
+    if (slot < 0)
+        return address_of(obj);
+    PyObject *a = *(PyObject **)((char *)obj + slot);
+    if (a == NULL) {
+        PyErr_Format(PyExc_AttributeError, "%s object has no address (_a)", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return PyLong_AsVoidPtr(a);
 }
 
 static int runner_init(PlanRunner *self, PyObject *args, PyObject *kwds)
@@ -198,7 +226,7 @@ static PyObject *runner_run(PlanRunner *self, PyObject *const *args, size_t narg
         Py_DECREF(s);
         return call_general(self, workspace, stream, sync);
     }
-    void *sp = address_of(s);
+    void *sp = address_at(s, g_stream_slot);
     if (sp == NULL) {
         Py_DECREF(s);
         return NULL;
@@ -275,6 +303,7 @@ static PyObject *fc_setup(PyObject *module, PyObject *args)
     }
     Py_INCREF(type);
     Py_XSETREF(g_stream_type, (PyTypeObject *)type);
+    g_stream_slot = address_slot(g_stream_type);
     g_plan_run = (plan_run_fn)(uintptr_t)p;
     g_wait_flag = wait;
     Py_RETURN_NONE;
@@ -307,6 +336,7 @@ typedef struct {
     Py_ssize_t results[FC_MAX_ARGS];
     Py_ssize_t nresults;
     PyTypeObject *tensor_type, *scalar_type;
+    Py_ssize_t tensor_slot, scalar_slot;   /* their address_slot() */
     PyObject *float_cache; /* float -> its cached Scalar */
     PyObject *failed;    /* failed(status, handles, args) -> raises, or returns `no` */
     PyObject *no;        /* what front() returns for a call it leaves to the Python path */
@@ -491,6 +521,8 @@ static PyObject *opcall_set_front(OpCall *self, PyObject *args)
     self->anchor = anchor;
     Py_INCREF(tensor_type); Py_XSETREF(self->tensor_type, (PyTypeObject *)tensor_type);
     Py_INCREF(scalar_type); Py_XSETREF(self->scalar_type, (PyTypeObject *)scalar_type);
+    self->tensor_slot = address_slot(self->tensor_type);
+    self->scalar_slot = address_slot(self->scalar_type);
     Py_INCREF(cache); Py_XSETREF(self->float_cache, cache);
     Py_INCREF(failed); Py_XSETREF(self->failed, failed);
     Py_INCREF(no); Py_XSETREF(self->no, no);
@@ -587,11 +619,14 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
     }
     if (Py_TYPE(s) != g_stream_type)
         goto python;
-    void *sp = address_of(s);
+    void *sp = address_at(s, g_stream_slot);
     if (sp == NULL)
         goto done;
     for (i = 0; i < n; i++) {
-        if (objs[i] != NULL && (v[i].o = address_of(objs[i])) == NULL)
+        if (objs[i] == NULL)
+            continue;
+        Py_ssize_t slot = Py_TYPE(objs[i]) == self->tensor_type ? self->tensor_slot : self->scalar_slot;
+        if ((v[i].o = address_at(objs[i], slot)) == NULL)
             goto done;
     }
     int st;

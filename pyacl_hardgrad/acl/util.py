@@ -99,11 +99,11 @@ def ptr_to_numpy(*args):
 
 # -- threads ------------------------------------------------------------------------------------
 _threads_lock = _threading.Lock()
-_threads: dict[int, _threading.Thread] = {}
+_threads: dict[int, tuple] = {}         # thread id -> (thread, the event stop_thread sets)
 _thread_errors: dict[int, list[str]] = {}
 
 
-def _thread_main(fn, arg, started: _threading.Event, ident: list) -> None:
+def _thread_main(fn, arg, started: _threading.Event, ident: list, stopped: _threading.Event) -> None:
     ident.append(_threading.get_ident())
     started.set()
     try:
@@ -116,6 +116,9 @@ def _thread_main(fn, arg, started: _threading.Event, ident: list) -> None:
         with _threads_lock:
             _thread_errors.setdefault(ident[0], []).append(
                 f"exception={type(exc).__name__},msg=thread call failed")
+    # Python's threads are detached, so an ended thread's id could go to the next one started;
+    # as a joinable pthread's does, the id stays this thread's until stop_thread.
+    stopped.wait()
 
 
 def start_thread(*args):
@@ -130,8 +133,8 @@ def start_thread(*args):
     fn, arg = args
     if not callable(fn):
         raise TypeError("parameter must be callable")
-    started, ident = _threading.Event(), []
-    t = _threading.Thread(target=_thread_main, args=(fn, arg, started, ident), daemon=True,
+    started, stopped, ident = _threading.Event(), _threading.Event(), []
+    t = _threading.Thread(target=_thread_main, args=(fn, arg, started, ident, stopped), daemon=True,
                          name="acl.util.start_thread")
     try:
         t.start()
@@ -139,7 +142,7 @@ def start_thread(*args):
         return 0, _errno.EAGAIN
     started.wait()
     with _threads_lock:
-        _threads[ident[0]] = t
+        _threads[ident[0]] = (t, stopped)
     if _threading.current_thread() is _threading.main_thread():
         _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
     return ident[0], 0
@@ -152,9 +155,11 @@ def stop_thread(*args):
     """
     (tid,) = _parse(f"{_M}.stop_thread", args, "K")
     with _threads_lock:
-        t = _threads.pop(tid, None)
-    if t is None:
+        entry = _threads.pop(tid, None)
+    if entry is None:
         return _errno.ESRCH
+    t, stopped = entry
+    stopped.set()
     t.join()
     with _threads_lock:
         errors = _thread_errors.pop(tid, None)

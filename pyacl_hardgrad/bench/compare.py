@@ -5,7 +5,8 @@
 Each interpreter runs this module as a worker (``--worker``) in its own process; every round
 times one batch of each call form in both workers back to back (order alternating), and the
 report gives the medians and the median of the per-round ratios, plus the Python calls and the
-calls of the binding's C functions one call makes (``sys.setprofile``).  Only the public API is
+crossings into C one call makes (``sys.setprofile``: the binding's functions and the entry points
+of ``_fastcall``).  Only the public API is
 used, so an older install can be compared with a newer one.
 """
 from __future__ import annotations
@@ -97,6 +98,11 @@ def _worker(specs: list[dict]) -> None:
     modes = {f.__name__: f for f in (a_fresh, a_fresh_s, b_fresh, b_fresh_s, a_noout_s, plan_sy, plan_s,
                                      plan_async, a_numpy, b_numpy, alloc)}
     libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
+    try:                               # the vectorcall entry points (absent from older installs)
+        from pyacl_hardgrad import _fastcall
+        fast = (_fastcall.OpCall, _fastcall.PlanRunner)
+    except ImportError:
+        fast = ()
     for line in sys.stdin:
         w = line.split()
         if not w or w[0] == "quit":
@@ -109,7 +115,7 @@ def _worker(specs: list[dict]) -> None:
             def prof(frame, event, arg):
                 if event == "call":
                     n["py"] += 1
-                elif event == "c_call" and id(arg) in libfuncs:
+                elif event == "c_call" and (id(arg) in libfuncs or isinstance(getattr(arg, "__self__", None), fast)):
                     n["c"] += 1
             sys.setprofile(prof)
             f(1)
