@@ -181,6 +181,10 @@ static PyObject *runner_run(PlanRunner *self, PyObject *const *args, size_t narg
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *v[3] = {Py_None, Py_None, Py_False};
+    if (self->general == NULL) {
+        PyErr_SetString(PyExc_TypeError, "PlanRunner was not initialised");
+        return NULL;
+    }
     int given[3] = {0, 0, 0};
     if (nargs > 2) {
         PyErr_Format(PyExc_TypeError, "run() takes at most 2 positional arguments (%zd given)", nargs);
@@ -368,6 +372,7 @@ static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
             PyErr_SetString(PyExc_ValueError, "address must not be 0");
         return -1;
     }
+    Py_CLEAR(self->no);          /* a front set before re-initialisation no longer fits */
     self->fn = (callv_fn)(uintptr_t)p;
     self->n = n;
     memcpy(self->codes, codes, (size_t)n);
@@ -446,6 +451,10 @@ static PyObject *opcall_vectorcall(PyObject *callable, PyObject *const *args, si
 {
     OpCall *self = (OpCall *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (self->fn == NULL) {
+        PyErr_SetString(PyExc_TypeError, "OpCall was not initialised");
+        return NULL;
+    }
     if ((kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) || nargs != self->n + 2) {
         PyErr_Format(PyExc_TypeError, "%U's OpCall takes (stream, flags, %zd arguments), positionally",
                      self->op, self->n);
@@ -722,15 +731,6 @@ static PyObject *opcall_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
-static PyObject *opcall_call_unready(PyObject *callable, PyObject *args, PyObject *kwds)
-{
-    if (((OpCall *)callable)->fn == NULL) {
-        PyErr_SetString(PyExc_TypeError, "OpCall was not initialised");
-        return NULL;
-    }
-    return PyVectorcall_Call(callable, args, kwds);
-}
-
 static PyTypeObject OpCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pyacl_hardgrad._fastcall.OpCall",
@@ -741,7 +741,7 @@ static PyTypeObject OpCallType = {
     .tp_init = (initproc)opcall_init,
     .tp_dealloc = (destructor)opcall_dealloc,
     .tp_vectorcall_offset = offsetof(OpCall, vectorcall),
-    .tp_call = opcall_call_unready,
+    .tp_call = PyVectorcall_Call,
     .tp_members = opcall_members,
     .tp_getset = opcall_getset,
     .tp_methods = opcall_methods,
