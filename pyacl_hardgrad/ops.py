@@ -638,7 +638,8 @@ def _make_function(spec: OpSpec):
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
     if spec.front is not None:          # Tensors, floats or Scalars, a Stream or None: done in C
         first = spec.params[next(i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out")]
-        lines.append(f"    if type({first.name}) is _T:")
+        outs_given = "".join(f" and {p.name} is not None" for p in spec.outputs)   # None: Python allocates
+        lines.append(f"    if type({first.name}) is _T{outs_given}:")
         lines.append(f"        _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
         lines.append("        if _r is not _NO:")
         lines.append("            return _r")
@@ -689,7 +690,8 @@ def _make_function(spec: OpSpec):
     src = "\n".join(lines) + "\n"
     env = {"_T": Tensor, "_S": Stream, "_f32": lookup_float32, "_bound": _bound, "_tls": _tls,
            "_call_buffer": _call_buffer, "_new_out": _new_out, "_fused": spec.fused, "_WAIT": _WAIT,
-           "_fast": spec.fast, "_thread_call": _thread_call, "_front": spec.front, "_NO": _NO,
+           "_fast": spec.fast.call if spec.fast is not None else None, "_thread_call": _thread_call,
+           "_front": spec.front, "_NO": _NO,
            "_layouts": _layouts, "_layout": _layout, "_empty": _empty, "_alloc_failed": _alloc_failed,
            "_made": _made,
            "_failed": _failed, "_general": _general, "_SPEC": spec,

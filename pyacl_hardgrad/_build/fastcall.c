@@ -698,7 +698,15 @@ static PyObject *front_result(OpCall *self, PyObject *const *args)
     return out;
 }
 
+/* op.call(stream, flags, *args): the same as op(...), as a method (profilers see its calls) */
+static PyObject *opcall_call_method(OpCall *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return opcall_vectorcall((PyObject *)self, args, (size_t)nargs, NULL);
+}
+
 static PyMethodDef opcall_methods[] = {
+    {"call", (PyCFunction)(void (*)(void))opcall_call_method, METH_FASTCALL,
+     "call(stream, flags, *args) -> status: the operator's fused call"},
     {"set_front", (PyCFunction)opcall_set_front, METH_VARARGS,
      "set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no)"},
     {"front", (PyCFunction)(void (*)(void))opcall_front, METH_FASTCALL,
