@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import keyword
 import operator
+import platform
 import threading
 
 import numpy as np
@@ -815,12 +816,13 @@ class Plan(CHandle):
 
     @property
     def runs(self) -> int:
-        return self._runner.runs
+        r = self.__dict__.get("_runner")          # absent while phase 1 has not succeeded
+        return 0 if r is None else r.runs
 
     @property
     def consumed(self) -> bool:
         """True for a one-shot plan that has run (it cannot run again)."""
-        return not self.repeatable and self._runner.runs > 0
+        return not self.repeatable and self.runs > 0
 
     def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False):
         """Phase 2 on ``stream`` (default: the device's default stream).
@@ -832,8 +834,8 @@ class Plan(CHandle):
         synchronised since, or the stream is closed), so its later runs there hold nothing.
         Returns ``out``, without waiting unless ``sync`` (then as ``stream.synchronize()``).
 
-        A made plan's ``run`` attribute is this call implemented in C (its PlanRunner's run), so
-        a run costs no Python frame; this method is what the class offers before that.
+        On a made plan, ``plan.run`` is this call implemented in C (the bound ``run`` of its
+        PlanRunner, _build/fastcall.c), so a run costs no Python frame; this method forwards to it.
         """
         return self._runner.run(workspace, stream, sync=sync)
 
@@ -1046,8 +1048,11 @@ def _arg_code(p: Param) -> str:
         return "d"
     if p.kind == "bool":
         return "?"
-    signed = int(ffi.cast("long long", ffi.cast(p.ctype, -1))) < 0
-    code = {1: "b", 2: "h", 4: "i", 8: "q"}[ffi.sizeof(p.ctype)]
+    size = ffi.sizeof(p.ctype)
+    code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+    if p.ctype.replace(" ", "") == "char":    # cffi reads char as a byte; C's signedness is the ABI's
+        return "B" if platform.machine().startswith(("aarch64", "arm")) else "b"
+    signed = int(ffi.cast("long long", ffi.cast(p.ctype, -1)) if size < 8 else ffi.cast(p.ctype, -1)) < 0
     return code if signed else code.upper()
 
 

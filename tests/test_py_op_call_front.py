@@ -122,6 +122,8 @@ def test_the_array_argument_call_range_checks_values_before_calling(hg):
         op.set_front("vo", 0, (1,), hg.Tensor, hg.Scalar, {}, print, None)
     with pytest.raises(TypeError, match="before set_front"):
         op.front(None, None, None, False)
+    with pytest.raises(TypeError, match="OpCall is initialised once"):
+        op.__init__(address, "PP", ("x", "y"), "probe")
     with pytest.raises(TypeError, match="OpCall was not initialised"):
         _fastcall.OpCall.__new__(_fastcall.OpCall)(None, 0)
     with pytest.raises(TypeError, match="PlanRunner was not initialised"):
@@ -179,3 +181,19 @@ def test_the_front_and_the_plan_runner_are_clean_under_memcheck(tmp_path):
     found, out = hg_memcheck.run(_MEMCHECK_SCRIPT, tmp_path)
     assert out.strip() == "done"
     assert not found, "\n\n".join(found)
+
+
+def test_value_parameters_get_the_code_of_their_c_type(hg):
+    """The argument code of a value parameter follows its C type's size and signedness (64-bit
+    unsigned types included), so OpCall range-checks as the C parameter takes it."""
+    from pyacl_hardgrad import ops
+
+    class P:
+        def __init__(self, ctype, kind="int"):
+            self.ctype, self.kind = ctype, kind
+    want = {"int8_t": "b", "uint8_t": "B", "int16_t": "h", "uint16_t": "H", "int32_t": "i",
+            "uint32_t": "I", "int64_t": "q", "uint64_t": "Q", "size_t": "Q", "unsigned": "I"}
+    assert {t: ops._arg_code(P(t)) for t in want} == want
+    assert ops._arg_code(P("double", "float")) == ops._arg_code(P("float", "float")) == "d"
+    assert ops._arg_code(P("bool", "bool")) == "?"
+    assert ops._arg_code(P("const aclTensor *", "tensor")) == "P"

@@ -95,6 +95,15 @@ def test_a_closed_stream_is_reported_by_the_run_and_the_run_not_counted(hg, setu
         assert plan.runs == 0
 
 
+def test_a_plan_runner_cannot_be_initialised_again(hg, setup):
+    _, s, ts, o, _ = setup
+    with CASE.plan(ts, out=o, repeatable=True) as plan:
+        r = plan._runner
+        with pytest.raises(TypeError, match="initialised once"):
+            r.__init__(r.o, 1, r.live, r.state, r.out, r.name, 0, print, print)
+        assert plan.run(None, s, sync=True) is o
+
+
 def test_a_one_shot_plan_runs_once_on_the_fast_case(hg, setup):
     _, s, ts, o, want = setup
     with CASE.plan(ts, out=o) as plan:

@@ -98,6 +98,10 @@ static int runner_init(PlanRunner *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OOUKOO:PlanRunner", kwlist, &o, &addr,
                                      &PyList_Type, &live, &state, &out, &name, &ws, &general, &failed))
         return -1;
+    if (self->general != NULL) {   /* a run in another thread may be using what it holds */
+        PyErr_SetString(PyExc_TypeError, "PlanRunner is initialised once");
+        return -1;
+    }
     if (PyList_GET_SIZE(live) != 1) {
         PyErr_SetString(PyExc_ValueError, "live must be a one-item list");
         return -1;
@@ -355,6 +359,10 @@ static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os#O!U:OpCall", kwlist, &addr, &codes, &n,
                                      &PyTuple_Type, &names, &op))
         return -1;
+    if (self->fn != NULL) {        /* a call in another thread may be using its names and codes */
+        PyErr_SetString(PyExc_TypeError, "OpCall is initialised once");
+        return -1;
+    }
     if (n > FC_MAX_ARGS || PyTuple_GET_SIZE(names) != n) {
         PyErr_Format(PyExc_ValueError, "OpCall: %zd codes and %zd names (at most %d)", n,
                      PyTuple_GET_SIZE(names), FC_MAX_ARGS);
@@ -372,7 +380,6 @@ static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
             PyErr_SetString(PyExc_ValueError, "address must not be 0");
         return -1;
     }
-    Py_CLEAR(self->no);          /* a front set before re-initialisation no longer fits */
     self->fn = (callv_fn)(uintptr_t)p;
     self->n = n;
     memcpy(self->codes, codes, (size_t)n);
