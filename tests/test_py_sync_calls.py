@@ -154,19 +154,21 @@ def test_closing_inputs_from_another_thread_during_a_sync_call_defers_their_rele
     with hg.Device(0) as dev, dev.create_stream() as s:
         ts = case.tensors(hg, dev, host)
         o = hg.empty((n,), want.dtype, dev)
-        t0 = time.perf_counter()
-        case.call(ts, out=o, stream=s, sync=True)
-        call_s = time.perf_counter() - t0              # how long one call takes on this machine now
+        call_s = float("inf")
+        for _ in range(3):                             # how long one call takes on this machine now
+            t0 = time.perf_counter()                   # (the fastest of 3: the first pays page faults)
+            case.call(ts, out=o, stream=s, sync=True)
+            call_s = min(call_s, time.perf_counter() - t0)
         for t in ts + [o]:
             t.close()
-        for i in range(8):
+        for i in range(12):
             ts = case.tensors(hg, dev, host)
             o = hg.empty((n,), want.dtype, dev)
             keep = o[:]                                        # a view keeps o's memory readable
             started = threading.Event()
             held_after_close = []
 
-            def closer(delay=call_s * (0.1 + 0.1 * i)):   # 10%..80% into the call
+            def closer(delay=call_s * (0.05 + 0.06 * i)):  # 5%..71% into the call
                 started.wait()
                 time.sleep(delay)
                 for t in ts:
