@@ -11,7 +11,7 @@ CASE = py_op_cases.cases()[0]
 
 
 @pytest.fixture
-def setup(hg):
+def parts(hg):
     """(device, stream, input tensors, out, expected) -- all closed afterwards, live counts back."""
     with hg.Device(0) as dev:
         want = CASE.expected()            # makes what lives on: the default stream, cached scalars
@@ -28,8 +28,8 @@ def setup(hg):
         assert hg.live_counts() == before
 
 
-def test_run_takes_workspace_and_stream_by_position_or_keyword_and_sync_by_keyword(hg, setup):
-    dev, s, ts, o, want = setup
+def test_run_takes_workspace_and_stream_by_position_or_keyword_and_sync_by_keyword(hg, parts):
+    dev, s, ts, o, want = parts
     with CASE.plan(ts, out=o, repeatable=True) as plan:
         assert plan.run(None, s, sync=True) is o
         assert plan.run(stream=s, sync=1) is o             # any truth value, as in Python
@@ -46,16 +46,16 @@ def test_run_takes_workspace_and_stream_by_position_or_keyword_and_sync_by_keywo
     (lambda p, s: p.run(stream=s, wait=True), "unexpected keyword argument 'wait'"),
     (lambda p, s: p.run(None, s, stream=s), "multiple values for argument 'stream'"),
 ])
-def test_run_rejects_what_its_signature_does_not_take(hg, setup, call, message):
-    _, s, ts, o, _ = setup
+def test_run_rejects_what_its_signature_does_not_take(hg, parts, call, message):
+    _, s, ts, o, _ = parts
     with CASE.plan(ts, out=o, repeatable=True) as plan:
         with pytest.raises(TypeError, match=message):
             call(plan, s)
         assert plan.runs == 0
 
 
-def test_a_sync_value_without_a_truth_value_raises_its_error_and_runs_nothing(hg, setup):
-    _, s, ts, o, _ = setup
+def test_a_sync_value_without_a_truth_value_raises_its_error_and_runs_nothing(hg, parts):
+    _, s, ts, o, _ = parts
 
     class NoTruth:
         def __bool__(self):
@@ -66,8 +66,8 @@ def test_a_sync_value_without_a_truth_value_raises_its_error_and_runs_nothing(hg
         assert plan.runs == 0 and s._held() == 0 and s._pinned() == 0
 
 
-def test_runs_count_on_the_fast_and_the_general_case_and_errors_name_the_rule(hg, setup):
-    dev, s, ts, o, want = setup
+def test_runs_count_on_the_fast_and_the_general_case_and_errors_name_the_rule(hg, parts):
+    dev, s, ts, o, want = parts
     plan = CASE.plan(ts, out=o, repeatable=True)
     with dev.allocate(64) as ws:
         plan.run(None, s, sync=True)               # fast case
@@ -85,8 +85,8 @@ def test_runs_count_on_the_fast_and_the_general_case_and_errors_name_the_rule(hg
     np.testing.assert_array_equal(o.numpy(), want)
 
 
-def test_a_closed_stream_is_reported_by_the_run_and_the_run_not_counted(hg, setup):
-    dev, _, ts, o, _ = setup
+def test_a_closed_stream_is_reported_by_the_run_and_the_run_not_counted(hg, parts):
+    dev, _, ts, o, _ = parts
     with CASE.plan(ts, out=o, repeatable=True) as plan:
         s2 = dev.create_stream()
         s2.close()
@@ -95,8 +95,8 @@ def test_a_closed_stream_is_reported_by_the_run_and_the_run_not_counted(hg, setu
         assert plan.runs == 0
 
 
-def test_a_plan_runner_cannot_be_initialised_again(hg, setup):
-    _, s, ts, o, _ = setup
+def test_a_plan_runner_cannot_be_initialised_again(hg, parts):
+    _, s, ts, o, _ = parts
     with CASE.plan(ts, out=o, repeatable=True) as plan:
         r = plan._runner
         with pytest.raises(TypeError, match="initialised once"):
@@ -104,8 +104,8 @@ def test_a_plan_runner_cannot_be_initialised_again(hg, setup):
         assert plan.run(None, s, sync=True) is o
 
 
-def test_a_one_shot_plan_runs_once_on_the_fast_case(hg, setup):
-    _, s, ts, o, want = setup
+def test_a_one_shot_plan_runs_once_on_the_fast_case(hg, parts):
+    _, s, ts, o, want = parts
     with CASE.plan(ts, out=o) as plan:
         plan.run(None, s, sync=True)
         with pytest.raises(hg.PlanConsumedError, match="one-shot"):
@@ -114,8 +114,8 @@ def test_a_one_shot_plan_runs_once_on_the_fast_case(hg, setup):
     np.testing.assert_array_equal(o.numpy(), want)
 
 
-def test_a_plan_nothing_refers_to_is_released_at_once_without_the_garbage_collector(hg, setup):
-    _, s, ts, o, _ = setup
+def test_a_plan_nothing_refers_to_is_released_at_once_without_the_garbage_collector(hg, parts):
+    _, s, ts, o, _ = parts
     before = hg.live_counts()["executors"]
     gc.disable()
     try:
@@ -129,8 +129,8 @@ def test_a_plan_nothing_refers_to_is_released_at_once_without_the_garbage_collec
         gc.enable()
 
 
-def test_a_kept_bound_run_keeps_its_plan_working_after_the_plan_object_is_gone(hg, setup):
-    _, s, ts, o, want = setup
+def test_a_kept_bound_run_keeps_its_plan_working_after_the_plan_object_is_gone(hg, parts):
+    _, s, ts, o, want = parts
     before = hg.live_counts()["executors"]
     run = CASE.plan(ts, out=o, repeatable=True).run
     gc.collect()

@@ -262,9 +262,6 @@ def _host_param(p: dict, i: int) -> str:
     return _c_param(p, i)
 
 
-_UNSIGNED_64 = {"uint64_t", "size_t", "unsigned long", "unsigned long long"}
-
-
 def _from_arg(p: dict, i: int) -> str:
     """Parameter i of an array-argument call, from its hgb_arg (see hgb_callv_<name>)."""
     if p["kind"] in ("tensor", "out", "scalar"):
@@ -273,7 +270,7 @@ def _from_arg(p: dict, i: int) -> str:
         return f"({p['type']})v[{i}].d"
     if p["kind"] == "bool":
         return f"v[{i}].i != 0"
-    return f"({p['type']})v[{i}].{'u' if p['type'] in _UNSIGNED_64 else 'i'}"
+    return f"({p['type']})v[{i}].i"     # an unsigned 64-bit value's bits, read back by the cast
 
 
 def operator_calls(ops: list[dict]) -> tuple[str, str]:

@@ -53,8 +53,8 @@ typedef struct hgb_call {
  * checked it fits the parameter's type). */
 typedef union hgb_arg {
     hgb_obj *o;
-    int64_t i;
-    uint64_t u;
+    int64_t i;               /* integers (an unsigned 64-bit one as its bits) and bools */
+    uint64_t u;              /* what OpCall writes for 'Q' (the same bits as i) */
     double d;
 } hgb_arg;
 
