@@ -52,8 +52,11 @@ setup(
               "pyacl_hardgrad.acl._path"],           # _path: the `import acl` shim (--pyacl-path)
     package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
-    # vectorcall entry points for calls whose cost is the call itself (plan runs)
-    ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_build/fastcall.c"],
+    # vectorcall entry points for calls whose cost is the call itself (plan runs, one-calls,
+    # tensors made and let go of)
+    ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_build/fastcall.c",
+                                                        "pyacl_hardgrad/_build/fastcall_tensor.c"],
+                           depends=["pyacl_hardgrad/_build/fastcall.h"],
                            extra_compile_args=["-std=c11", "-Wall", "-Wextra"])],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

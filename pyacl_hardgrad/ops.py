@@ -141,6 +141,7 @@ class OpSpec:
         self.fused = fused
         self.fast = None                # the same call through _fastcall.OpCall (binding operators)
         self.front = None               # OpCall.front: the one-call's common case in C
+        self.front_outputs = False      # the front also makes outputs left out (None)
         self.planner = planner
         self.host = host                # the host-array call (stage, fused call with a wait, copy back)
         self.host_layouts: dict = {}    # see _host_layout
@@ -639,7 +640,7 @@ def _make_function(spec: OpSpec):
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
     if spec.front is not None:          # Tensors, floats or Scalars, a Stream or None: done in C
         first = spec.params[next(i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out")]
-        outs_given = "".join(f" and {p.name} is not None" for p in spec.outputs)   # None: Python allocates
+        outs_given = "" if spec.front_outputs else "".join(f" and {p.name} is not None" for p in spec.outputs)
         lines.append(f"    if type({first.name}) is _T{outs_given}:")
         lines.append(f"        _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
         lines.append("        if _r is not _NO:")
@@ -1072,10 +1073,18 @@ def _op_call(spec: OpSpec) -> _fastcall.OpCall:
                         for p in spec.params)
         results = tuple(spec.params.index(p) for p in spec.results)
 
-        def failed(st, handles, args):
-            _failed(st, _thread_call(), spec, handles, (), args)
+        def failed(st, handles, args, made):
+            _failed(st, _thread_call(), spec, handles, made, args)
             return _NO                  # a cached Scalar was released meanwhile: the Python path
-        op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO)
+
+        inputs = tuple(spec.params.index(p) for p in spec.tensor_inputs)
+        if inputs:                      # outputs left out are made in C, laid out by _layout
+            def layout(*tensors):
+                return _layout(spec, tensors)
+            op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO, layout, inputs)
+        else:
+            op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO)
+        spec.front_outputs = bool(inputs)
         spec.front = op.front
     return op
 

@@ -11,25 +11,34 @@ import operator
 
 import numpy as np
 
-from . import _args
+from . import _args, _fastcall
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
 from .device import Device, _default_state, _state_of, default_device
 from .dtypes import to_acl, to_numpy_dtype
-from .errors import AclnnParamError, check, recent_error_message, warn_status
+from .errors import AclnnParamError, ClosedError, check, recent_error_message, warn_status
 from .memory import DeviceMemory, _calls, _Hold, allocation_failed, call_buffer
 
 __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
+
+def _address(name: str) -> int:
+    return int(ffi.cast("uintptr_t", ffi.addressof(lib, name)))
+
+
+_fastcall.set_tensor_calls(_address("hgb_tensor_empty"), _address("hgb_thread_call"),
+                           _address("hgb_obj_forget"), _address("hgb_obj_close"),
+                           ffi.offsetof("hgb_call", "made"), ffi.offsetof("hgb_call", "data"))
+_make = _fastcall.make
+_thread_call = lib.hgb_thread_call          # where _make's failed allocation names its function
+
 _AxisError = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError
 _FORMAT_ND = lib.ACL_FORMAT_ND
 _KIND_TENSOR = lib.HGB_KIND_TENSOR
-_forget = lib.hgb_obj_forget
 _wait_for = lib.hgb_tensor_wait
 _D2H = lib.ACL_MEMCPY_DEVICE_TO_HOST
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 _tensor_empty = lib.hgb_tensor_empty
-_close = lib.hgb_obj_close
 
 
 def _row_major(shape) -> tuple[int, ...]:
@@ -113,7 +122,7 @@ def _foreign_owner(obj) -> _Res:
     return _Res("foreign memory", box.clear)
 
 
-class Tensor(CHandle):
+class Tensor(_fastcall.TensorBase, CHandle):
     """Device tensor.  Build one with :func:`from_numpy` / ``Tensor(array)``, :func:`empty`,
     :func:`zeros`, a view of another tensor, or :meth:`from_device_pointer`."""
 
@@ -167,21 +176,24 @@ class Tensor(CHandle):
         self._handle = handle
         self._own(lib.hgb_obj_new(_KIND_TENSOR, handle, 0, [dep], 1, 1))
 
-    # A Tensor holds the bare pointer and lets go of it in __del__: an ffi.gc wrapper per tensor
-    # cost about a fifth of making one.  The pointer never outlives the tensor: calls pass it
-    # into C while they hold the tensor, and C keeps references of its own.
+    # The handle-layer object is owned by the C base (_fastcall.TensorBase, field ``_a``): its
+    # deallocation lets go of it, so no finalizer runs in Python and no ffi.gc wrapper is made.
+    # ``_o`` is that object as a cdata, for the calls through cffi.
     _bare = True
-    _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
-    __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
+    _addressed = True             # ``_own`` sets ``_a`` (the C base takes the reference)
+
+    @functools.cached_property
+    def _o(self):
+        return ffi.cast("hgb_obj *", self._a) if self._a else None
+
+    @functools.cached_property
+    def _data(self):
+        """The device address of a tensor _fastcall.make made (the others set theirs)."""
+        return ffi.cast("void *", self._d)
 
     def __copy__(self) -> "Tensor":
         """``copy.copy``: a new tensor handle (a view) over the same memory, closed on its own."""
         return self.view(self.shape, self.strides, self.offset)
-
-    def __del__(self, _forget=_forget):
-        o = self.__dict__.get("_o")
-        if o is not None:
-            _forget(o)
 
     @classmethod
     def _new(cls, *args):
@@ -192,12 +204,12 @@ class Tensor(CHandle):
     @classmethod
     def empty(cls, shape, dtype="float32", device=None) -> "Tensor":
         """Uninitialised row-major tensor (its memory from the caching allocator)."""
-        return _allocated(_new_tensor(cls), _new_layout(shape, dtype), device)
+        return _made_empty(cls, _new_layout(shape, dtype), device)
 
     @classmethod
     def zeros(cls, shape, dtype="float32", device=None) -> "Tensor":
         lay = _new_layout(shape, dtype)
-        t = _allocated(_new_tensor(cls), lay, device)
+        t = _made_empty(cls, lay, device)
         nbytes = lay[7]
         if nbytes:
             try:
@@ -270,12 +282,20 @@ class Tensor(CHandle):
     def close(self) -> None:
         """Destroy the aclTensor; memory this tensor allocated goes back to the allocator once no
         view (and no queued work) uses it."""
-        o = self.__dict__.get("_o")
-        if o is not None:
-            self._live[0] = False
-            _close(o)
+        self._live[0] = False
+        self._close_object()
         if self._owns_memory:
             self._memory.close()
+
+    def _hold(self):
+        """A new reference to the open tensor (the caller releases it or hands it on)."""
+        if not self._a or not lib.hgb_obj_hold(self._o):
+            raise ClosedError(f"{type(self).__name__} is closed")
+        return self._o
+
+    @property
+    def _refs(self) -> int:
+        return lib.hgb_obj_refs(self._o) if self._a else 0
 
     # -- properties --------------------------------------------------------------------------
     @property
@@ -299,7 +319,7 @@ class Tensor(CHandle):
     @property
     def memory(self) -> DeviceMemory | None:
         """The DeviceMemory backing this tensor (None for a foreign pointer)."""
-        if self._memory is None and "_o" in self.__dict__:
+        if self._memory is None and self._a:
             o = lib.hgb_obj_storage(self._o)        # e.g. memory an operator allocated for its output
             if o != ffi.NULL and lib.hgb_obj_kind(o) == lib.HGB_KIND_MEMORY:
                 self._memory = DeviceMemory._wrap(o, _numel(self._storage) * self.dtype.itemsize, self._device_state)
@@ -508,13 +528,13 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     t.dtype = layout[2]
     t._data = call.data
     t._device_state = state
-    t._o = call.made                # let go of by Tensor.__del__
-    t._a = call.address
+    t._o = call.made
+    t._a = call.address             # the C base owns the reference from here
     t._live = [True]
     return t
 
 
-_new_tensor = object.__new__
+_new_tensor = _fastcall.TensorBase.__new__
 _layouts: dict = {}
 _GONE = lib.HGB_GONE
 
@@ -567,6 +587,23 @@ def _allocated(t: Tensor, lay: tuple, device) -> Tensor:
     return made_tensor(c, lay, state, t)
 
 
+def _made_empty(cls, lay: tuple, device) -> Tensor:
+    """A new row-major ``cls`` of layout ``lay`` on ``device`` (None: the default device), made in
+    one call into _fastcall; a device without a context yet takes _allocated's path."""
+    if device is None:
+        state = _default_state()
+    elif type(device) is Device and device._live[0]:
+        state = device._state
+    else:
+        state = _state_of(device)
+    t = _make(cls, lay, state)
+    if type(t) is cls:
+        return t
+    if t is None or (t == _GONE and device is None):   # the default device closed meanwhile: reopen
+        return _allocated(_new_tensor(cls), lay, device)
+    allocation_failed(t, _thread_call(), state)
+
+
 def _check_copy(status):
     if status:
         check(status, "aclrtMemcpy")
@@ -584,7 +621,7 @@ def from_numpy(array, device=None, dtype=None) -> Tensor:
 
 def empty(shape, dtype="float32", device=None) -> Tensor:
     """Uninitialised row-major tensor (its memory from the caching allocator)."""
-    return _allocated(_new_tensor(Tensor), _new_layout(shape, dtype), device)
+    return _made_empty(Tensor, _new_layout(shape, dtype), device)
 
 
 def zeros(shape, dtype="float32", device=None) -> Tensor:

@@ -308,3 +308,61 @@ def test_closing_a_device_waits_for_its_default_stream_so_nothing_stays_alive(hg
             for t in ts + [o]:
                 t.close()
         dev.close()
+
+
+def test_a_tensor_owns_its_handle_layer_object_once(hg):
+    """The C base (TensorBase) owns the object whose address is ``_a``: the address is set once,
+    cannot be deleted or replaced (a second owner would let go of it twice), and an
+    uninitialised Tensor is closed, can be closed and dropped, and is refused by operators."""
+    from pyacl_hardgrad import _fastcall
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        t = hg.empty((4,), hg.float32, dev)
+        assert isinstance(t, _fastcall.TensorBase) and t._a and t._d == t.data_ptr
+        assert int(hg.ffi.cast("uintptr_t", t._o)) == t._a
+        for bad in (lambda: setattr(t, "_a", t._a + 64), lambda: delattr(t, "_a")):
+            with pytest.raises(AttributeError, match="_a"):
+                bad()
+        t.close()
+        assert t.closed and t._a                      # the object outlives close, until t does
+        u = hg.Tensor.__new__(hg.Tensor)
+        assert u.closed and u._a == 0 and u._refs == 0
+        with pytest.raises(hg.ClosedError, match="Tensor is closed"):
+            u._hold()
+        u.close()
+        x = hg.Tensor(np.ones(4, np.float32), dev)
+        with pytest.raises((hg.ClosedError, hg.AclnnError, AttributeError)):
+            hg.hardsigmoid(u, out=x, sync=True)
+        with pytest.raises((hg.ClosedError, hg.AclnnError, AttributeError)):
+            hg.hardsigmoid(x, out=u, sync=True)
+        del t, u
+        x.close()
+        dev.default_stream.synchronize()
+    assert _counts(hg) == before
+
+
+def test_tensors_made_and_dropped_on_many_threads_are_each_let_go_of_once(hg):
+    """Eight threads make tensors (empty, operators' outputs) and drop them without close, while
+    others close theirs: every object is released once, nothing is left."""
+    from pyacl_hardgrad import scalar
+    scalar.release_cached_scalars()
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        g = hg.Tensor(np.linspace(-3, 3, 64, dtype=np.float32), dev)
+
+        def work(k):
+            dev.make_current()
+            with dev.create_stream() as s:
+                for i in range(300):
+                    t = hg.empty((64,), hg.float32, dev)
+                    r = hg.hardtanh_backward(g, g, -1.0, 1.0, stream=s, sync=bool(i & 1))
+                    if (i + k) & 1:
+                        t.close()
+                        r.close()
+                    del t, r
+                s.synchronize()
+        run_threads(work, 8)
+        g.close()
+        dev.default_stream.synchronize()
+    scalar.release_cached_scalars()             # the two float scalars the calls cached
+    assert _counts(hg) == before

@@ -143,7 +143,11 @@ for i in range(20):
     fn(g, x, -1.0, 1.0, out=o, stream=s, sync=True)            # the front
     fn(g, x, -1.0, 1.0, out=o, sync=bool(i & 1))               # the front, default stream
     fn(g, x, hg.Scalar(-1.0), 1.0, out=o, stream=s, sync=True) # a Scalar
-    fn(g, x, -1.0, 1.0, stream=s, sync=True).close()           # out=None: the Python path
+    fn(g, x, -1.0, 1.0, stream=s, sync=True).close()           # out=None: made by the front
+    r = fn(g[1:9], x[1:9], -1.0, 1.0, stream=s)                # another layout; dropped, not closed
+    del r
+    t = hg.empty((i + 1, 3), "float16", dev); del t            # made in C, let go of at dealloc
+    hg.Tensor.__new__(hg.Tensor).close()                       # never opened
     if i % 5 == 0:
         scalar.release_cached_scalars()                        # the next front misses the cache
 p = Plan(g, x, -1.0, 1.0, o, repeatable=True)
@@ -174,9 +178,10 @@ print("done")
 
 
 def test_the_front_and_the_plan_runner_are_clean_under_memcheck(tmp_path):
-    """Every case of both entry points (fast, fallback, failure, a bound run kept past its plan)
-    under valgrind memcheck: no invalid access and no definite or indirect leak in the package's C
-    (the extension module included)."""
+    """Every case of both entry points (fast, outputs made in C, fallback, failure, a bound run
+    kept past its plan) and of tensors made and let go of in C, under valgrind memcheck: no
+    invalid access and no definite or indirect leak in the package's C (the extension module
+    included)."""
     import hg_memcheck
     found, out = hg_memcheck.run(_MEMCHECK_SCRIPT, tmp_path)
     assert out.strip() == "done"
@@ -197,3 +202,153 @@ def test_value_parameters_get_the_code_of_their_c_type(hg):
     assert ops._arg_code(P("double", "float")) == ops._arg_code(P("float", "float")) == "d"
     assert ops._arg_code(P("bool", "bool")) == "?"
     assert ops._arg_code(P("const aclTensor *", "tensor")) == "P"
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_an_output_left_out_is_made_by_the_front_with_the_python_paths_layout(hg, case):
+    """out=None: the front makes the output (shape and dtype as the Python path's rule gives them,
+    on the first input's device) and returns it; the same as with out=, for each input dtype and
+    for inputs whose shapes alternate between calls (the front's layout memo follows them)."""
+    from pyacl_hardgrad import ops
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        for dtype in ("float32", "float16", "bfloat16"):
+            ts = case.tensors(hg, dev, dtype=dtype)
+            want = case.expected(host=[t.numpy() for t in ts])
+            small = [t[2:6] for t in ts]              # views: another shape object each
+            small_want = case.expected(host=[t.numpy() for t in small])
+            for sync, stream in ((True, s), (False, None), (True, None)):
+                for args, expect in ((ts, want), (small, small_want), (ts, want)):
+                    r = case.call(args, stream=stream, sync=sync)
+                    assert type(r) is hg.Tensor and r.shape == expect.shape
+                    assert r.dtype == ops._layout(case.spec, args)[2] and r._device_state is ts[0]._device_state
+                    assert r.strides == hg.tensor._row_major(expect.shape) and r.offset == 0
+                    np.testing.assert_array_equal(r.numpy(), expect)
+                    r.close()
+            for t in small + ts:
+                t.close()
+        s.synchronize()
+        dev.default_stream.synchronize()
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_mixed_input_dtypes_get_the_promoted_output_dtype(hg, case):
+    """Inputs of two dtypes: the output the front makes has result_dtype's promotion (or the
+    operator's own error for a pair it refuses, as on the Python path)."""
+    if len(case.tensor_params) < 2:
+        pytest.skip("one tensor input")
+    with hg.Device(0) as dev:
+        ts = case.tensors(hg, dev)
+        ts[1].close()
+        ts[1] = hg.Tensor(case.host[1], dev, "float16")
+        try:
+            want_dt = hg.result_dtype(*(t.dtype for t in ts))
+        except Exception:
+            pytest.skip("no promotion for the pair")
+        try:
+            r = case.call(ts, sync=True)
+        except hg.AclnnError as exc:             # a pair the operator refuses: the same as with out=
+            o = hg.empty(ts[0].shape, want_dt, dev)
+            with pytest.raises(type(exc)):
+                case.call(ts, out=o, sync=True)
+            o.close()
+        else:
+            assert r.dtype == want_dt
+            o = hg.empty(r.shape, want_dt, dev)
+            case.call(ts, out=o, sync=True)
+            np.testing.assert_array_equal(r.numpy(), o.numpy())
+            r.close()
+            o.close()
+        for t in ts:
+            t.close()
+
+
+@pytest.mark.parametrize("case", CASES[:1], ids=repr)
+def test_a_failed_call_closes_the_output_the_front_made(hg, case):
+    """A closed input makes the launch fail after the output was made: the error names the input,
+    the made output is let go of (no tensor or allocation more than before), the stream holds
+    nothing."""
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        ts = case.tensors(hg, dev)
+        case.call(ts, stream=s, sync=True).close()      # warms the layout memo and the cache
+        before = hg.live_counts()
+        ts[-1].close()
+        for _ in range(3):
+            with pytest.raises(hg.ClosedError, match=f"{case.tensor_params[-1].name} of {case.name} is closed"):
+                case.call(ts, stream=s, sync=True)
+        gc.collect()
+        after = hg.live_counts()
+        assert after["tensors"] == before["tensors"] - 1
+        assert after["deviceAllocations"] <= before["deviceAllocations"]
+        assert s._held() == 0
+        for t in ts:
+            t.close()
+
+
+_OOM_SCRIPT = """
+import json
+import numpy as np
+import pyacl_hardgrad as hg
+dev = hg.Device(0)
+spec = next(sp for sp in hg.ops.operators().values()
+            if [p.kind for p in sp.params] == ["tensor", "tensor", "scalar", "scalar", "out"])
+g = hg.Tensor(np.ones(100 * 1024, np.float32), dev)          # 400 KiB each, out of 950 KiB
+x = hg.Tensor(np.ones(100 * 1024, np.float32), dev)
+spec.function(g[:8], x[:8], -1.0, 1.0, sync=True).close()    # warms the memo, the cache
+before = hg.memory_stats(dev)
+failed = []
+for _ in range(2):
+    try:
+        spec.function(g, x, -1.0, 1.0, sync=True)
+    except hg.AclError as exc:
+        failed.append([exc.code, exc.function])
+stats = hg.memory_stats(dev)
+print(json.dumps({"failed": failed, "alloc_failures": stats["alloc_failures"] - before["alloc_failures"],
+                  "tensors": hg.live_counts()["tensors"],
+                  "in_use": [before["in_use_bytes"], stats["in_use_bytes"]]}))
+"""
+
+
+def test_an_output_the_device_has_no_room_for_fails_once_per_call_with_the_allocators_error(hg, tmp_path):
+    """An allocation failure in the front is reported as the Python path reports it (aclrtMalloc's
+    code), counted once per call (not retried on another path), and leaves nothing behind."""
+    import json
+    import os
+    import subprocess
+    import sys
+    if not hg.BACKEND.is_embedded:
+        pytest.skip("the embedded runtime's memory limit")
+    env = dict(os.environ, PYACL_HARDGRAD_DEVICE_MEMORY="950K")
+    env.pop("PYACL_HARDGRAD_ALLOCATOR", None)
+    proc = subprocess.run([sys.executable, "-c", _OOM_SCRIPT], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["failed"] == [[207001, "aclrtMalloc"]] * 2
+    assert out["alloc_failures"] == 2
+    assert out["tensors"] == 2 and out["in_use"][0] == out["in_use"][1] >= 2 * 400 * 1024
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
+def test_a_repeated_call_without_out_runs_no_python_function_besides_its_own(hg, case):
+    """Once the layout memo holds the inputs' layout, a call with out=None is the generated
+    function and the front alone: no Python-level allocation, layout or tensor set-up."""
+    import sys
+    with hg.Device(0) as dev, dev.create_stream() as s:
+        ts = case.tensors(hg, dev)
+        for _ in range(2):                    # the first caches the float scalars (Python path)
+            case.call(ts, stream=s, sync=True).close()
+        calls = []
+
+        def profile(frame, event, arg):
+            if event == "call":
+                calls.append(frame.f_code.co_name)
+        sys.setprofile(profile)
+        try:
+            r = case.call(ts, stream=s, sync=True)
+        finally:
+            sys.setprofile(None)
+        assert [c for c in calls if c not in ("call", "_args")] == [case.name], calls
+        np.testing.assert_array_equal(r.numpy(), case.expected())
+        r.close()
+        for t in ts:
+            t.close()

@@ -19,8 +19,8 @@
  * operator's hgb_callv_<name>, returning the status (the thread's call record says the rest).
  * Codes: 'P' a handle argument (its object's address, None for NULL), 'd' float or double,
  * '?' bool, and struct's integer codes b B h H i I q Q, range-checked. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "fastcall.h"
+
 #include <structmember.h>
 #include <limits.h>
 #include <stdint.h>
@@ -346,8 +346,14 @@ typedef struct {
     PyTypeObject *tensor_type, *scalar_type;
     Py_ssize_t tensor_slot, scalar_slot;   /* their address_slot() */
     PyObject *float_cache; /* float -> its cached Scalar */
-    PyObject *failed;    /* failed(status, handles, args) -> raises, or returns `no` */
+    PyObject *failed;    /* failed(status, handles, args, made) -> raises, or returns `no` */
     PyObject *no;        /* what front() returns for a call it leaves to the Python path */
+    /* outputs left out (None): made here when the tensor type is a TensorBase and `layout` is set */
+    PyObject *layout;    /* layout(*inputs) -> the output layout (the Python layer's rule) */
+    Py_ssize_t inputs[FC_MAX_ARGS];       /* the tensor inputs the layout is derived from */
+    Py_ssize_t ninputs;
+    PyObject *memo[2 * FC_MAX_ARGS];      /* the inputs' shapes and dtypes of the last layout */
+    PyObject *memo_lay;                   /* and that layout (owned, with the keys) */
 } OpCall;
 
 static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
@@ -398,6 +404,10 @@ static void opcall_dealloc(OpCall *self)
     Py_CLEAR(self->float_cache);
     Py_CLEAR(self->failed);
     Py_CLEAR(self->no);
+    Py_CLEAR(self->layout);
+    Py_CLEAR(self->memo_lay);
+    for (Py_ssize_t i = 0; i < 2 * FC_MAX_ARGS; i++)
+        Py_CLEAR(self->memo[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -491,18 +501,22 @@ static PyObject *opcall_vectorcall(PyObject *callable, PyObject *const *args, si
     return PyLong_FromLong(st);
 }
 
-/* set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no).
+/* set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no,
+ *           layout=None, inputs=()).
  * roles, one per parameter: 't' a tensor input, 'x' a tensor both read and written, 'o' an
- * output tensor (None: left to the Python path, which allocates it), 's' a scalar (a float with a
- * cached Scalar, or a Scalar), 'v' a value parameter (an int, a float or int, a bool: as its code). */
+ * output tensor, 's' a scalar (a float with a cached Scalar, or a Scalar), 'v' a value parameter
+ * (an int, a float or int, a bool: as its code).  An output given as None is made here, with the
+ * layout `layout(*tensors)` returns for the tensor inputs at the indices `inputs` (memoised by
+ * their shapes' and dtypes' identity), on the first one's device; without `layout` (or when the
+ * tensor type is not a TensorBase) such a call is left to the Python path. */
 static PyObject *opcall_set_front(OpCall *self, PyObject *args)
 {
     const char *roles;
     Py_ssize_t nroles, anchor;
-    PyObject *results, *tensor_type, *scalar_type, *cache, *failed, *no;
-    if (!PyArg_ParseTuple(args, "s#nO!O!O!O!OO:set_front", &roles, &nroles, &anchor, &PyTuple_Type,
+    PyObject *results, *tensor_type, *scalar_type, *cache, *failed, *no, *layout = Py_None, *inputs = NULL;
+    if (!PyArg_ParseTuple(args, "s#nO!O!O!O!OO|OO!:set_front", &roles, &nroles, &anchor, &PyTuple_Type,
                           &results, &PyType_Type, &tensor_type, &PyType_Type, &scalar_type,
-                          &PyDict_Type, &cache, &failed, &no))
+                          &PyDict_Type, &cache, &failed, &no, &layout, &PyTuple_Type, &inputs))
         return NULL;
     if (self->fn == NULL || nroles != self->n || anchor < 0 || anchor >= self->n ||
         PyTuple_GET_SIZE(results) > self->n) {
@@ -531,6 +545,21 @@ static PyObject *opcall_set_front(OpCall *self, PyObject *args)
         }
         self->results[i] = k;
     }
+    Py_ssize_t ni = inputs == NULL ? 0 : PyTuple_GET_SIZE(inputs);
+    if (layout != Py_None && (!PyCallable_Check(layout) || ni == 0)) {
+        PyErr_SetString(PyExc_ValueError, "set_front: layout is a callable over at least one tensor input");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ni; i++) {
+        Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(inputs, i));
+        if (k < 0 || k >= self->n || roles[k] != 't') {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "set_front: inputs are indices of tensor inputs");
+            return NULL;
+        }
+        self->inputs[i] = k;
+    }
+    self->ninputs = ni;
     self->nresults = nr;
     memcpy(self->roles, roles, (size_t)nroles);
     self->roles[nroles] = '\0';
@@ -542,6 +571,12 @@ static PyObject *opcall_set_front(OpCall *self, PyObject *args)
     Py_INCREF(cache); Py_XSETREF(self->float_cache, cache);
     Py_INCREF(failed); Py_XSETREF(self->failed, failed);
     Py_INCREF(no); Py_XSETREF(self->no, no);
+    if (layout != Py_None && PyType_IsSubtype(self->tensor_type, &fc_TensorBaseType)) {
+        Py_INCREF(layout);
+        Py_XSETREF(self->layout, layout);
+    } else {
+        Py_CLEAR(self->layout);
+    }
     Py_RETURN_NONE;
 }
 
@@ -555,12 +590,76 @@ static int value_fits(char code, PyObject *v)
     return PyLong_CheckExact(v);
 }
 
-static PyObject *front_result(OpCall *self, PyObject *const *args);
-static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs);
+static PyObject *front_result(OpCall *self, PyObject *const *args, PyObject *const *objs, const char *made);
+static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs,
+                              const char *made);
 
-/* front(*params, stream, sync): the operator's call with Tensors, float or Scalar scalars and a
- * Stream or None, done here; anything else (and a failure the Python path recovers from)
- * returns `no`, and the Python function goes on with the same arguments. */
+/* The layout of the outputs a call makes: the memo when the tensor inputs' shapes and dtypes
+ * are the objects it was made for, else layout(*inputs) (memoised in turn).  A new reference,
+ * or NULL with an exception. */
+static PyObject *output_layout(OpCall *self, PyObject *const *objs)
+{
+    PyObject *keys[2 * FC_MAX_ARGS], *tensors[FC_MAX_ARGS];
+    Py_ssize_t ni = self->ninputs, nk = 0, i;
+    PyObject *lay = NULL;
+    int hit = self->memo_lay != NULL;
+    for (i = 0; i < ni; i++) {         /* (the inputs are TensorBases: see set_front) */
+        fc_tensor *t = (fc_tensor *)(tensors[i] = objs[self->inputs[i]]);
+        if ((keys[nk] = fc_tensor_field((PyObject *)t, &t->shape, "shape")) == NULL)
+            goto done;
+        nk++;
+        if ((keys[nk] = fc_tensor_field((PyObject *)t, &t->dtype, "dtype")) == NULL)
+            goto done;
+        nk++;
+        hit = hit && keys[nk - 2] == self->memo[nk - 2] && keys[nk - 1] == self->memo[nk - 1];
+    }
+    if (hit) {
+        lay = self->memo_lay;
+        Py_INCREF(lay);
+        goto done;
+    }
+    lay = PyObject_Vectorcall(self->layout, tensors, (size_t)ni, NULL);
+    if (lay == NULL)
+        goto done;
+    for (i = 0; i < nk; i++) {          /* the memo takes the keys' references */
+        Py_XSETREF(self->memo[i], keys[i]);
+        keys[i] = NULL;
+    }
+    Py_INCREF(lay);
+    Py_XSETREF(self->memo_lay, lay);
+done:
+    for (i = 0; i < nk; i++)
+        Py_XDECREF(keys[i]);
+    return lay;
+}
+
+/* A tensor argument's _device_state (a new reference, or NULL with an exception). */
+static PyObject *device_state(OpCall *self, PyObject *t)
+{
+    if (self->tensor_slot < 0 && PyObject_TypeCheck(t, &fc_TensorBaseType))
+        return fc_tensor_field(t, &((fc_tensor *)t)->state, "_device_state");
+    return PyObject_GetAttr(t, g_str_device_state);
+}
+
+/* The handle-layer object of a front argument (a Tensor or a Scalar), or NULL with an exception. */
+static void *handle_of(OpCall *self, PyObject *obj)
+{
+    if (Py_TYPE(obj) == self->tensor_type) {
+        if (self->tensor_slot < 0 && PyObject_TypeCheck(obj, &fc_TensorBaseType)) {
+            void *p = FC_TENSOR_OBJ(obj);
+            if (p == NULL)
+                PyErr_Format(PyExc_AttributeError, "%s object has no handle-layer object", Py_TYPE(obj)->tp_name);
+            return p;
+        }
+        return address_at(obj, self->tensor_slot);
+    }
+    return address_at(obj, self->scalar_slot);
+}
+
+/* front(*params, stream, sync): the operator's call with Tensors (outputs: or None, made here),
+ * float or Scalar scalars and a Stream or None, done here; anything else (and a failure the
+ * Python path recovers from) returns `no`, and the Python function goes on with the same
+ * arguments. */
 static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (self->no == NULL) {
@@ -575,17 +674,25 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
     /* the tensor, or the Scalar, of each handle parameter: owned, since a cached Scalar can
      * leave the cache (release_cached_scalars) whenever code below lets another thread run */
     PyObject *objs[FC_MAX_ARGS];
+    char made[FC_MAX_ARGS];       /* 1: objs[i] is an output made here (discarded on failure) */
     fc_arg v[FC_MAX_ARGS + 1];
     PyObject *s = NULL, *r = NULL;
-    Py_ssize_t i;
-    for (i = 0; i < n; i++)
+    Py_ssize_t i, nmade = 0;
+    for (i = 0; i < n; i++) {
         objs[i] = NULL;
+        made[i] = 0;
+    }
     for (i = 0; i < n; i++) {
         PyObject *a = args[i];
         switch (self->roles[i]) {
         case 'o':
-            if (a == Py_None)
-                goto python;
+            if (a == Py_None) {
+                if (self->layout == NULL)
+                    goto python;
+                made[i] = 1;              /* made below, once the call is known to be for here */
+                nmade++;
+                break;
+            }
             /* fall through */
         case 't':
         case 'x':
@@ -622,7 +729,7 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
     if (wait < 0)
         goto done;
     if (args[n] == Py_None) {
-        PyObject *state = PyObject_GetAttr(objs[self->anchor], g_str_device_state);
+        PyObject *state = device_state(self, objs[self->anchor]);
         if (state == NULL)
             goto done;
         s = PyObject_CallMethodNoArgs(state, g_str_default);
@@ -638,11 +745,36 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
     void *sp = address_at(s, g_stream_slot);
     if (sp == NULL)
         goto done;
+    if (nmade) {                          /* the outputs left out, on the first input's device */
+        PyObject *lay = output_layout(self, objs);
+        if (lay == NULL)
+            goto done;
+        PyObject *state = device_state(self, objs[self->inputs[0]]);
+        if (state == NULL) {
+            Py_DECREF(lay);
+            goto done;
+        }
+        int st = 0;
+        for (i = 0; i < n && st == 0; i++) {
+            if (made[i] && (objs[i] = fc_tensor_make(self->tensor_type, lay, state, &st)) == NULL)
+                break;
+        }
+        Py_DECREF(state);
+        Py_DECREF(lay);
+        if (i < n) {
+            if (PyErr_Occurred())
+                goto done;
+            if (st != 0) {                /* the allocation failed: its error, as the Python path's */
+                r = front_failed(self, st, args, objs, made);
+                goto done;
+            }
+            goto python;                  /* the device has no context yet: the Python path sets it */
+        }
+    }
     for (i = 0; i < n; i++) {
         if (objs[i] == NULL)
             continue;
-        Py_ssize_t slot = Py_TYPE(objs[i]) == self->tensor_type ? self->tensor_slot : self->scalar_slot;
-        if ((v[i].o = address_at(objs[i], slot)) == NULL)
+        if ((v[i].o = handle_of(self, objs[i])) == NULL)
             goto done;
     }
     int st;
@@ -651,56 +783,76 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
     Py_BEGIN_ALLOW_THREADS
     st = fn(sp, flags, v);
     Py_END_ALLOW_THREADS
-    r = st == 0 ? front_result(self, args) : front_failed(self, st, args, objs);
+    if (st == 0) {
+        r = front_result(self, args, objs, made);
+        for (i = 0; i < n; i++)
+            made[i] = 0;                  /* returned: no longer this call's to discard */
+    } else {
+        r = front_failed(self, st, args, objs, made);
+    }
     goto done;
 python:
     Py_INCREF(self->no);
     r = self->no;
 done:
     Py_XDECREF(s);
-    for (i = 0; i < n; i++)
-        Py_XDECREF(objs[i]);
+    for (i = 0; i < n; i++) {
+        if (made[i] && objs[i] != NULL)
+            fc_tensor_discard(objs[i]);
+        else
+            Py_XDECREF(objs[i]);
+    }
     return r;
 }
 
-/* A failed call: `failed(status, handles, args)` raises the error (or returns `no`). */
-static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs)
+/* A failed call: `failed(status, handles, args, made)` raises the error (or returns `no`);
+ * `made`: the outputs made for the call, which it closes. */
+static PyObject *front_failed(OpCall *self, int st, PyObject *const *args, PyObject *const *objs,
+                              const char *made)
 {
-    Py_ssize_t n = self->n, nh = 0;
-    for (Py_ssize_t i = 0; i < n; i++)
+    Py_ssize_t n = self->n, nh = 0, nm = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
         nh += objs[i] != NULL;
-    PyObject *handles = PyTuple_New(nh), *given = PyTuple_New(n), *code = PyLong_FromLong(st);
-    PyObject *r = NULL;
-    if (handles != NULL && given != NULL && code != NULL) {
-        for (Py_ssize_t i = 0, k = 0; i < n; i++) {
+        nm += made[i] && objs[i] != NULL;
+    }
+    PyObject *handles = PyTuple_New(nh), *given = PyTuple_New(n), *outs = PyTuple_New(nm);
+    PyObject *code = PyLong_FromLong(st), *r = NULL;
+    if (handles != NULL && given != NULL && outs != NULL && code != NULL) {
+        for (Py_ssize_t i = 0, k = 0, m = 0; i < n; i++) {
             Py_INCREF(args[i]);
             PyTuple_SET_ITEM(given, i, args[i]);
             if (objs[i] != NULL) {
                 Py_INCREF(objs[i]);
                 PyTuple_SET_ITEM(handles, k++, objs[i]);
             }
+            if (made[i] && objs[i] != NULL) {
+                Py_INCREF(objs[i]);
+                PyTuple_SET_ITEM(outs, m++, objs[i]);
+            }
         }
-        PyObject *fargs[3] = {code, handles, given};
-        r = PyObject_Vectorcall(self->failed, fargs, 3, NULL);
+        PyObject *fargs[4] = {code, handles, given, outs};
+        r = PyObject_Vectorcall(self->failed, fargs, 4, NULL);
     }
     Py_XDECREF(handles);
     Py_XDECREF(given);
+    Py_XDECREF(outs);
     Py_XDECREF(code);
     return r;
 }
 
-static PyObject *front_result(OpCall *self, PyObject *const *args)
+/* The call's results: the arguments at the result indices, or the outputs made for them. */
+static PyObject *front_result(OpCall *self, PyObject *const *args, PyObject *const *objs, const char *made)
 {
-    if (self->nresults == 1) {
-        Py_INCREF(args[self->results[0]]);
-        return args[self->results[0]];
-    }
-    PyObject *out = PyTuple_New(self->nresults);
-    if (out == NULL)
+    PyObject *out = NULL;
+    if (self->nresults != 1 && (out = PyTuple_New(self->nresults)) == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < self->nresults; i++) {
-        Py_INCREF(args[self->results[i]]);
-        PyTuple_SET_ITEM(out, i, args[self->results[i]]);
+        Py_ssize_t k = self->results[i];
+        PyObject *x = made[k] ? objs[k] : args[k];
+        Py_INCREF(x);
+        if (out == NULL)
+            return x;
+        PyTuple_SET_ITEM(out, i, x);
     }
     return out;
 }
@@ -800,6 +952,10 @@ PyMODINIT_FUNC PyInit__fastcall(void)
     Py_INCREF(&OpCallType);
     if (PyModule_AddObject(m, "OpCall", (PyObject *)&OpCallType) < 0) {
         Py_DECREF(&OpCallType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (fc_tensor_init_module(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
