@@ -522,6 +522,11 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     new Tensor)."""
     if t is None:
         t = _new_tensor(Tensor)
+    try:
+        t._a = call.address         # the C base owns the reference from here
+    except AttributeError:          # __init__ called again on a made tensor: it keeps its object
+        lib.hgb_obj_forget(call.made)
+        raise TypeError("a Tensor is initialised once") from None
     t.shape = t._storage = layout[0]
     t.strides = layout[1]
     t.offset = 0
@@ -529,7 +534,6 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     t._data = call.data
     t._device_state = state
     t._o = call.made
-    t._a = call.address             # the C base owns the reference from here
     t._live = [True]
     return t
 

@@ -366,3 +366,15 @@ def test_tensors_made_and_dropped_on_many_threads_are_each_let_go_of_once(hg):
         dev.default_stream.synchronize()
     scalar.release_cached_scalars()             # the two float scalars the calls cached
     assert _counts(hg) == before
+
+
+def test_initialising_a_tensor_twice_is_refused_and_leaks_nothing(hg):
+    before = _counts(hg)
+    with hg.Device(0) as dev:
+        t = hg.Tensor(np.arange(4, dtype=np.float32), dev)
+        with pytest.raises(TypeError, match="initialised once"):
+            t.__init__(np.zeros(4, np.float32), dev)
+        np.testing.assert_array_equal(t.numpy(), np.arange(4, dtype=np.float32))
+        t.close()
+        del t
+    assert _counts(hg) == before

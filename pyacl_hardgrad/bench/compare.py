@@ -100,9 +100,9 @@ def _worker(specs: list[dict]) -> None:
     libfuncs = {id(getattr(lib, a)) for a in dir(lib) if callable(getattr(lib, a, None))}
     try:                               # the vectorcall entry points (absent from older installs)
         from pyacl_hardgrad import _fastcall
-        fast = (_fastcall.OpCall, _fastcall.PlanRunner)
+        fast = tuple(getattr(_fastcall, n) for n in ("OpCall", "PlanRunner", "TensorBase") if hasattr(_fastcall, n))
     except ImportError:
-        fast = ()
+        _fastcall, fast = None, ()
     for line in sys.stdin:
         w = line.split()
         if not w or w[0] == "quit":
@@ -115,7 +115,8 @@ def _worker(specs: list[dict]) -> None:
             def prof(frame, event, arg):
                 if event == "call":
                     n["py"] += 1
-                elif event == "c_call" and (id(arg) in libfuncs or isinstance(getattr(arg, "__self__", None), fast)):
+                elif event == "c_call" and (id(arg) in libfuncs or isinstance(getattr(arg, "__self__", None), fast)
+                                            or (_fastcall is not None and getattr(arg, "__self__", None) is _fastcall)):
                     n["c"] += 1
             sys.setprofile(prof)
             f(1)
