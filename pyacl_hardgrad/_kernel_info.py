@@ -22,7 +22,9 @@ def settings() -> dict:
             "available": [p for i, p in enumerate(PATHS) if s.availablePaths >> i & 1],
             "threads": s.threads, "margin_percent": s.marginPercent,
             "split_min_ns": s.splitMinNs, "handoff_ns": s.handoffNs,
-            "stream_min_bytes": int(s.streamMinBytes), "streamed_calls": int(s.streamedCalls)}
+            "stream_min_bytes": int(s.streamMinBytes), "streamed_calls": int(s.streamedCalls),
+            "l1_cache_bytes": int(s.l1CacheBytes),
+            "memory_ns_per_byte": [float(v) for v in s.memoryNsPerByte]}
 
 
 def choices() -> list[dict]:
@@ -64,13 +66,21 @@ def exercise(n: int = 1024) -> None:
             spec.function(*args)
 
 
+def _size_text(n: int) -> str:
+    return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n / 2**10:g} KiB"
+
+
 def info_lines() -> list[str]:
     s = settings()
     lines = [f"kernels:      paths {', '.join(s['available'])}; "
              + (f"forced {s['forced']} (PYACL_HARDGRAD_KERNEL_ISA)" if s["forced"] else
                 f"chosen per operator and dtype by timing (a later candidate must be {s['margin_percent']}% faster)"),
              f"kernel split: {s['threads']} threads; a call is split from an estimated {s['split_min_ns'] / 1000:.1f} us "
-             f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us)",
+             f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us); a call moving more than "
+             f"{s['l1_cache_bytes'] / 2**10:.0f} KiB (the level-1 data cache, where the costs are measured) adds the memory cost learnt "
+             "from such calls on one thread: " + (", ".join(
+                 f"{_size_text(s['l1_cache_bytes'] << c)}+ {v * 1000:.1f} ns/KB"
+                 for c, v in enumerate(s["memory_ns_per_byte"]) if v > 0) or "none yet"),
              (f"kernel stores: streaming (cache-bypassing, avx2/avx512 paths) when a call's tensors together exceed "
               f"{s['stream_min_bytes'] / 2**20:.1f} MiB (half the last-level cache, or PYACL_HARDGRAD_STREAM_MIN_BYTES)"
               if {"avx2", "avx512"} & set(s["available"]) else

@@ -279,13 +279,8 @@ class Tensor(_fastcall.TensorBase, CHandle):
     def _acl_dtype(self) -> int:
         return to_acl(self.dtype)
 
-    def close(self) -> None:
-        """Destroy the aclTensor; memory this tensor allocated goes back to the allocator once no
-        view (and no queued work) uses it."""
-        self._live[0] = False
-        self._close_object()
-        if self._owns_memory:
-            self._memory.close()
+    # close(): _fastcall.TensorBase's (the open flag, the reference, an owned memory handle)
+    close = _fastcall.TensorBase.close
 
     def _hold(self):
         """A new reference to the open tensor (the caller releases it or hands it on)."""

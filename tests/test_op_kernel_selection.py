@@ -247,3 +247,57 @@ def test_info_shows_every_operator_row(embedded, tmp_path):
             row = [ln for ln in lines if ln.startswith(f"  {name} ") and ln.split(":")[0].endswith(f"->{dt}")]
             assert len(row) == 1, (name, dt, proc.stdout)
             assert "scalar 7.000" in row[0] and "split >= " in row[0], row
+
+
+_MEMORY_PROBE = """
+import json
+import numpy as np
+import pyacl_hardgrad as hg
+from pyacl_hardgrad import _kernel_info as ki
+n = 64 * 1024
+g = hg.Tensor(np.linspace(-4, 4, n, dtype=np.float32)); x = hg.Tensor(np.linspace(4, -4, n, dtype=np.float32))
+o = hg.empty((n,))
+with hg.default_device().create_stream() as s:
+    for _ in range(50):
+        hg.hardtanh_backward(g, x, -1.0, 1.0, out=o, stream=s, sync=True)
+print(json.dumps({"settings": ki.settings(), "choices": ki.choices(),
+                  "ok": bool((o.numpy() == np.where((x.numpy() > -1) & (x.numpy() < 1), g.numpy(), 0)).all())}))
+"""
+
+
+def _sysfs_l1_data_bytes():
+    import glob
+    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            level = open(f"{d}/level").read().strip()
+            kind = open(f"{d}/type").read().strip()
+            size = open(f"{d}/size").read().strip()
+        except OSError:
+            continue
+        if level == "1" and kind in ("Data", "Unified"):
+            return int(size[:-1]) * {"K": 1 << 10, "M": 1 << 20}[size[-1]] if size[-1] in "KM" else int(size)
+    return None
+
+
+def test_calls_beyond_the_level1_cache_learn_their_memory_cost_per_size_class(embedded, tmp_path):
+    """A call moving more than the level-1 data cache (where the per-element costs are measured)
+    and kept on one thread is timed: its size class (bytes over L1, in powers of 2) gets a memory
+    cost, which the settings report and the row's split size takes into account (never later
+    than the cache-resident cost alone would split it)."""
+    proc = _run(tmp_path, _MEMORY_PROBE, PYACL_HARDGRAD_THREADS="2")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["ok"]
+    s = out["settings"]
+    l1 = _sysfs_l1_data_bytes()
+    assert s["l1_cache_bytes"] == (l1 or 32 * 1024)
+    learnt = [c for c, v in enumerate(s["memory_ns_per_byte"]) if v > 0]
+    size_class = max(0, (3 * 4 * 64 * 1024 // s["l1_cache_bytes"]).bit_length() - 1)
+    assert len(s["memory_ns_per_byte"]) == 16 and all(v >= 0 for v in s["memory_ns_per_byte"])
+    row = next(r for r in out["choices"] if r["op"] == "aclnnHardtanhBackward")
+    compute_only = int(s["split_min_ns"] / row["ns_per_element"][row["path"]]) + 1
+    if learnt:                                 # a call kept on one thread was timed
+        assert learnt == [min(size_class, 15)], s["memory_ns_per_byte"]
+    else:                                      # every call was split (a busy machine's hand-off)
+        assert compute_only <= 64 * 1024
+    assert row["parallel_min_elements"] <= compute_only

@@ -76,8 +76,9 @@ typedef struct hgKernelChoice {
     double nsPerElement[HG_KERNEL_PATH_COUNT];  /* per path: ns per element measured (or faked); -1 when
                                                  * not a candidate (CPU lacks it, no kernel for the dtypes),
                                                  * 0 when a candidate that was not timed (forced) */
-    int64_t parallelMinElements;                /* the pool splits calls of this row from this size up
-                                                 * (INT64_MAX: never, one thread) */
+    int64_t parallelMinElements;                /* the pool splits calls of this row from this size up,
+                                                 * with the memory cost learnt so far (INT64_MAX: never,
+                                                 * one thread) */
 } hgKernelChoice;
 
 /* The kernel rows chosen so far, in the order of their first use: the first min(capacity, *count)
@@ -95,6 +96,13 @@ typedef struct hgKernelSettings {
     uint64_t streamMinBytes;   /* calls whose tensors together exceed this write out with streaming
                                   stores (half the last-level cache, PYACL_HARDGRAD_STREAM_MIN_BYTES) */
     uint64_t streamedCalls;    /* element-wise calls so far in this process that did so */
+    uint64_t l1CacheBytes;     /* CPU 0's level-1 data cache, where each row's cost per element is
+                                  measured: a call moving more bytes adds the memory cost below to
+                                  its estimated one-thread time */
+    double memoryNsPerByte[16]; /* that cost per size class c (bytes in (l1 * 2^c, l1 * 2^(c + 1)],
+                                  the last unbounded), learnt from such calls run on one thread: the
+                                  least they took beyond the cache-resident estimate, per byte;
+                                  0: none yet */
 } hgKernelSettings;
 
 ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);

@@ -26,7 +26,7 @@ static obj_fn g_forget;                  /* hgb_obj_forget */
 static obj_fn g_close;                   /* hgb_obj_close */
 static Py_ssize_t g_made_at = -1, g_data_at = -1;  /* offsets of hgb_call's made and data */
 
-static PyObject *s_alloc;
+static PyObject *s_alloc, *s_owns_memory, *s_memory, *s_close;
 static PyObject *g_zero;
 static PyObject *g_never_open;           /* [False]: the _live of a tensor never opened */
 
@@ -111,16 +111,41 @@ static PyObject *tensor_get_d(PyObject *self, void *closure)
     return PyLong_FromVoidPtr(((fc_tensor *)self)->data);
 }
 
-/* _close_object(): the handle's close (the reference it holds is dropped once; what still uses
- * the tensor keeps it). */
-static PyObject *tensor_close_object(PyObject *self, PyObject *unused)
+/* close(): the handle's close.  The open flag turns False and the reference the tensor holds is
+ * dropped once (what still uses the tensor, views and queued work, keeps it); a DeviceMemory
+ * handle the tensor made of its memory (`_owns_memory`, see Tensor.memory) is closed with it. */
+static PyObject *tensor_close(PyObject *self, PyObject *unused)
 {
     (void)unused;
+    fc_tensor *t = (fc_tensor *)self;
+    if (t->live != NULL && PyList_GET_SIZE(t->live) > 0 && PyList_GET_ITEM(t->live, 0) != Py_False) {
+        PyObject *old = PyList_GET_ITEM(t->live, 0);
+        Py_INCREF(Py_False);
+        PyList_SET_ITEM(t->live, 0, Py_False);
+        Py_DECREF(old);
+    }
     void *obj = FC_TENSOR_OBJ(self);
     if (obj != NULL && g_close != NULL) {
         Py_BEGIN_ALLOW_THREADS
         g_close(obj);
         Py_END_ALLOW_THREADS
+    }
+    PyObject *owns = PyObject_GetAttr(self, s_owns_memory);
+    if (owns == NULL)
+        return NULL;
+    int yes = PyObject_IsTrue(owns);
+    Py_DECREF(owns);
+    if (yes < 0)
+        return NULL;
+    if (yes) {
+        PyObject *mem = PyObject_GetAttr(self, s_memory);
+        if (mem == NULL)
+            return NULL;
+        PyObject *r = PyObject_CallMethodNoArgs(mem, s_close);
+        Py_DECREF(mem);
+        if (r == NULL)
+            return NULL;
+        Py_DECREF(r);
     }
     Py_RETURN_NONE;
 }
@@ -167,7 +192,9 @@ static PyGetSetDef tensor_getset[] = {
 };
 
 static PyMethodDef tensor_methods[] = {
-    {"_close_object", tensor_close_object, METH_NOARGS, "drop the handle's reference (once)"},
+    {"close", tensor_close, METH_NOARGS,
+     "Destroy the aclTensor; memory this tensor allocated goes back to the allocator once no view "
+     "(and no queued work) uses it.  Safe to call any number of times."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -368,7 +395,10 @@ static PyMethodDef tensor_module_methods[] = {
 
 int fc_tensor_init_module(PyObject *module)
 {
-    if ((s_alloc = PyUnicode_InternFromString("_alloc")) == NULL || (g_zero = PyLong_FromLong(0)) == NULL ||
+    if ((s_alloc = PyUnicode_InternFromString("_alloc")) == NULL ||
+        (s_owns_memory = PyUnicode_InternFromString("_owns_memory")) == NULL ||
+        (s_memory = PyUnicode_InternFromString("_memory")) == NULL ||
+        (s_close = PyUnicode_InternFromString("close")) == NULL || (g_zero = PyLong_FromLong(0)) == NULL ||
         (g_never_open = Py_BuildValue("[O]", Py_False)) == NULL)
         return -1;
     if (PyType_Ready(&fc_TensorBaseType) < 0)

@@ -276,37 +276,9 @@ static pthread_once_t stream_once = PTHREAD_ONCE_INIT;
 static uint64_t stream_min;
 static atomic_ullong streamed_calls;  /* calls whose out was written with streaming stores */
 
-/* The largest cache of CPU 0 that Linux describes (/sys/devices/system/cpu/cpu0/cache/index<k>/
- * size, e.g. "32768K"; the kernel's view, which on a VM is what one CPU shares), 0 unknown. */
-static uint64_t sysfs_llc_bytes(void)
-{
-    uint64_t best = 0;
-    for (int k = 0; k < 8; k++) {
-        char path[80], text[32];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", k);
-        FILE *f = fopen(path, "r");
-        if (f == NULL) {
-            continue;
-        }
-        size_t got = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        text[got] = '\0';
-        char *end = NULL;
-        unsigned long long v = strtoull(text, &end, 10);
-        if (end == text) {
-            continue;
-        }
-        uint64_t scale = *end == 'K' ? (1u << 10) : *end == 'M' ? (1u << 20) : *end == 'G' ? (1u << 30) : 1u;
-        if (v > 0 && v <= (1ull << 50) / scale && (uint64_t)v * scale > best) {
-            best = (uint64_t)v * scale;
-        }
-    }
-    return best;
-}
-
 static void stream_init(void)
 {
-    uint64_t llc = sysfs_llc_bytes();
+    uint64_t llc = hg_cpu0_cache_bytes(0);
 #if defined(_SC_LEVEL3_CACHE_SIZE)
     if (llc == 0) {
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -541,13 +513,16 @@ void hg_ew_run(void *plan_arg, void *workspace)
         j.kernel_nt = p->kernel_nt;
         atomic_fetch_add_explicit(&streamed_calls, 1, memory_order_relaxed);
     }
-    /* The one-thread estimate: the kernel's measured cost, plus a kernel's worth per staged view. */
+    /* The one-thread estimate: the kernel's measured cost, plus a kernel's worth per staged view
+     * (the pool adds what moving `bytes` through memory costs beyond that). */
     double per = p->ns_per_elem > 0.0 ? p->ns_per_elem : HG_NS_PER_ELEM_UNKNOWN;
     int staged = p->out.ws_offset != HG_NOT_STAGED;
+    uint64_t bytes = (uint64_t)n * p->out.elsize;
     for (int k = 0; k < p->nin; k++) {
         staged += p->in[k].ws_offset != HG_NOT_STAGED;
+        bytes += (uint64_t)n * p->in[k].elsize;
     }
-    hg_parallel_for(n, (double)n * per * (1.0 + HG_STAGE_COST * staged), HG_CHUNK_ALIGN, ew_range, &j);
+    hg_parallel_for(n, (double)n * per * (1.0 + HG_STAGE_COST * staged), bytes, HG_CHUNK_ALIGN, ew_range, &j);
 }
 
 /* v: the view of t read as a tensor of out's shape (t's shape broadcasts to it): missing

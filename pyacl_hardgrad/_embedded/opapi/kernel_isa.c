@@ -351,21 +351,33 @@ static size_t elsize_or(aclDataType dt)
     return es > 0 ? es : 8;
 }
 
+#define KSEL_ALIGN ((size_t)4096)
+
+/* A timing buffer's size: KSEL_N elements, rounded up to KSEL_ALIGN (aligned_alloc's rule). */
+static size_t ksel_bytes(aclDataType dt)
+{
+    size_t n = KSEL_N * elsize_or(dt);
+    return (n + KSEL_ALIGN - 1) / KSEL_ALIGN * KSEL_ALIGN;
+}
+
 /* Times the candidates (cand[i] -> ns[cand[i]]); 0 when the clock or memory failed. */
 static int measure(const hg_kernel_fn *fns, const int *cand, int ncand, const aclDataType *in, int nin,
                    aclDataType out, double *ns)
 {
+    /* Page-aligned buffers, as the device allocator's large blocks are, so the timing sees the
+     * same relative placement of inputs and output (the address bits below 4 KiB, which decide
+     * whether a load seems to depend on an earlier store) as most calls. */
     void *bufs[HG_MAX_IN + 1] = {NULL, NULL, NULL, NULL};
     int ok = 1;
     for (int k = 0; k < nin && ok; k++) {
-        bufs[k] = aligned_alloc(64, KSEL_N * elsize_or(in[k]));
+        bufs[k] = aligned_alloc(KSEL_ALIGN, ksel_bytes(in[k]));
         ok = bufs[k] != NULL;
         if (ok) {
             fill(bufs[k], in[k], KSEL_N, (uint32_t)k + 1u);
         }
     }
     if (ok) {
-        bufs[HG_MAX_IN] = aligned_alloc(64, KSEL_N * elsize_or(out));
+        bufs[HG_MAX_IN] = aligned_alloc(KSEL_ALIGN, ksel_bytes(out));
         ok = bufs[HG_MAX_IN] != NULL;
     }
     double best[HG_ISA_COUNT];
@@ -594,7 +606,11 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelChoices(hgKernelChoice *choices, int32_t
         for (int p = 0; p < HG_ISA_COUNT; p++) {
             c->nsPerElement[p] = r->ns[p];
         }
-        c->parallelMinElements = hg_split_min_elements(r->ns[r->isa] > 0.0 ? r->ns[r->isa] : 0.0);
+        double bytes_per_elem = (double)elsize_or(r->out);
+        for (int k = 0; k < r->nin; k++) {
+            bytes_per_elem += (double)elsize_or(r->in[k]);
+        }
+        c->parallelMinElements = hg_split_min_elements(r->ns[r->isa] > 0.0 ? r->ns[r->isa] : 0.0, bytes_per_elem);
     }
     pthread_mutex_unlock(&ksel_mu);
     *count = n;
@@ -615,6 +631,10 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *s)
     s->marginPercent = KSEL_MARGIN_PCT;
     s->splitMinNs = hg_pool_split_ns();
     s->handoffNs = hg_pool_handoff_ns();
+    s->l1CacheBytes = hg_pool_l1_bytes();
+    for (int c = 0; c < (int)(sizeof s->memoryNsPerByte / sizeof s->memoryNsPerByte[0]); c++) {
+        s->memoryNsPerByte[c] = hg_pool_memory_ns_per_byte(c);
+    }
     s->streamMinBytes = hg_stream_min_bytes();
     s->streamedCalls = hg_streamed_calls();
     return ACL_SUCCESS;

@@ -102,16 +102,29 @@ typedef void (*hg_range_fn)(void *ctx, size_t begin, size_t end);
  * number of online CPUs; 1 disables the pool. */
 int hg_pool_size(void);
 /* fn over [0, n) split into chunks whose bounds are multiples of `align` elements, run by
- * the caller and the pool's workers that join in time; returns when all are done.  A job whose
- * estimated one-thread time est_ns is below hg_pool_split_ns() (or a pool of 1, or fewer than
+ * the caller and the pool's workers that join in time; returns when all are done.  est_ns is
+ * the job's one-thread time with its data in cache, `bytes` what it reads and writes: a job
+ * whose estimate (hg_pool_job_ns) is below hg_pool_split_ns() (or a pool of 1, or fewer than
  * two chunks) runs fn(ctx, 0, n) on the caller only. */
-void hg_parallel_for(size_t n, double est_ns, size_t align, hg_range_fn fn, void *ctx);
+void hg_parallel_for(size_t n, double est_ns, uint64_t bytes, size_t align, hg_range_fn fn, void *ctx);
+/* A job's one-thread estimate: est_ns, plus, when its bytes exceed the level-1 data cache (where
+ * the per-element costs are measured), the bytes times the memory cost per byte learnt from such
+ * jobs of its size class run on one thread (what they took beyond est_ns; 0 until one was timed). */
+double hg_pool_job_ns(double est_ns, uint64_t bytes);
+uint64_t hg_pool_l1_bytes(void);              /* CPU 0's level-1 data cache */
+/* The memory cost learnt for size class c (bytes in (l1 * 2^c, l1 * 2^(c + 1)], the last class
+ * unbounded; 0: none yet, or c out of range). */
+#define HG_POOL_MEM_CLASSES 16
+double hg_pool_memory_ns_per_byte(int size_class);
+/* The size of CPU 0's largest data (or unified) cache of `level` that Linux describes (sysfs),
+ * of any level for 0; 0 when unknown. */
+uint64_t hg_cpu0_cache_bytes(int level);
 /* The one-thread time from which a job is split (HUGE_VAL with a pool of 1). */
 double hg_pool_split_ns(void);
 /* The measured hand-off (moving average of the delay until the first worker joins a job). */
 double hg_pool_handoff_ns(void);
 /* The elements from which a kernel of this cost per element is split (INT64_MAX: never). */
-int64_t hg_split_min_elements(double ns_per_elem);
+int64_t hg_split_min_elements(double ns_per_elem, double bytes_per_elem);
 
 /* ---- the generic kernel: inputs, output, parameters, range ---- */
 #define HG_MAX_IN 3
