@@ -5,7 +5,9 @@
  * parks on a condition variable.  The caller takes part in every job, so a pool of N
  * threads has N - 1 workers, and it never waits for a worker that has not joined: a worker
  * joins a job only while the job is open, the caller closes it once no chunk is left and
- * then waits only for the workers inside it.  A parked, descheduled or late worker therefore
+ * then waits only for the workers inside it.  A job's chunks are dealt out as one contiguous
+ * segment per participant (see run_chunks), so a participant runs the same part of each call
+ * of the same size and finds it in its own cache.  A parked, descheduled or late worker therefore
  * costs the caller nothing beyond the wake-up call; at worst the caller runs every chunk
  * itself, as on one thread.
  *
