@@ -41,8 +41,13 @@
 
 #define KSEL_N 2048                       /* elements per timed run */
 #define KSEL_ROUNDS 6                     /* timed rounds per candidate at most */
-#define KSEL_SAMPLE_NS 3000.0             /* one timed sample lasts about this long */
-#define KSEL_BUDGET_NS 300000.0           /* the whole measurement of a row, at most (after round 2) */
+/* One timed sample lasts about this long.  Samples of 3 us gave an AVX-512 Xeon's AVX-512 rows
+ * two modes between processes (0.07 or 0.12 ns per element for the same float16 kernel, the
+ * scalar one 2.0 or 2.7 alongside), which kept rows on AVX2 that run up to 1.6x faster on
+ * AVX-512; samples of 20 us agree between processes (0.094-0.098). */
+#define KSEL_SAMPLE_NS 20000.0
+#define KSEL_BUDGET_NS 2000000.0          /* the whole measurement of a row, at most (after round 2) */
+#define KSEL_MAX_REPS 1024                /* repetitions of one sample, at most */
 #define KSEL_MARGIN_PCT 10
 #define KSEL_SLOTS 1024                   /* rows the table holds (a power of two) */
 
@@ -403,7 +408,7 @@ static int measure(const hg_kernel_fn *fns, const int *cand, int ncand, const ac
                 double t = (now_ns() - t0) / k;
                 if (round == 0) {
                     double want = t > 0.0 ? KSEL_SAMPLE_NS / t : 64.0;
-                    reps[i] = want < 1.0 ? 1 : want > 64.0 ? 64 : (int)want;
+                    reps[i] = want < 1.0 ? 1 : want > KSEL_MAX_REPS ? KSEL_MAX_REPS : (int)want;
                 } else if (best[i] < 0.0 || t < best[i]) {
                     best[i] = t;
                 }
