@@ -301,6 +301,20 @@ def _sweep_row(op, dtype, size, ours_over_torch, frac, paths=None):
                        "path_over_auto": {p: v / 100.0 for p, v in (paths or {}).items()}}}
 
 
+def test_each_sweep_row_is_checked_against_its_own_kernel_rows_choice(S):
+    """Kernel rows choose their paths one by one: a sweep cell is excused as noise only when its
+    fastest forced path is the one its own row chose, not the one most rows chose."""
+    from pyacl_hardgrad.bench import runner as R
+    op = next(iter(R.BENCH_OPS))
+    fn = R.BENCH_OPS[op][0]
+    rows = [{"function": fn, "dtypes": "DT_FLOAT,DT_FLOAT->DT_FLOAT", "path": "avx512"},
+            {"function": fn, "dtypes": "DT_FLOAT16,DT_FLOAT16->DT_FLOAT16", "path": "avx2"},
+            {"function": "aclnnOther", "dtypes": "DT_BF16->DT_BF16", "path": "scalar"}]
+    assert S.row_auto_path({"op": op, "dtype": "float32"}, rows, "x") == "avx512"
+    assert S.row_auto_path({"op": op, "dtype": "float16"}, rows, "x") == "avx2"
+    assert S.row_auto_path({"op": op, "dtype": "bfloat16"}, rows, "x") == "x"     # not traced: the fallback
+
+
 def test_fastest_path(S):
     row = _sweep_row("a", "float32", M, 1.0, 1.0, {"scalar": 300.0, "avx2": 90.0, "avx512": 120.0})
     S.fastest_path(row, "avx512")           # auto = avx512 = 100; avx2 at 90 is faster

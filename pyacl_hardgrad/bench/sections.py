@@ -297,7 +297,7 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
         out["auto_path"] = auto_choice(auto_err)
         out["auto_rows"] = parse_row_choices(auto_err)
         for row in out["results"]:
-            fastest_path(row, out["auto_path"])
+            fastest_path(row, row_auto_path(row, out["auto_rows"], out["auto_path"]))
         for p in forced:
             ran = [t["path"] for t in workers[p].isa_trace()]
             if ran and ran[0] != p:
@@ -400,6 +400,18 @@ def sweep_rows(res: dict, ops, dname: str, n: int, forced, matches: dict, settle
         row["gbps"] = R.gbps(nbytes, row["ours"]["median_ns"])
         rows.append(row)
     return rows
+
+
+def row_auto_path(row: dict, auto_rows: list[dict], fallback: str | None) -> str | None:
+    """The path the automatic worker's kernel row of this sweep row ran (each row chooses its
+    own; ``fallback``, the path most rows chose, when the trace does not name this one)."""
+    from ..dtypes import acl_name, to_acl
+    function = R.BENCH_OPS[row["op"]][0] if row.get("op") in R.BENCH_OPS else None
+    out_dtype = acl_name(to_acl(R.numpy_dtype(row["dtype"]))).split("_", 1)[-1]
+    for r in auto_rows:
+        if r["function"] == function and r["dtypes"].split("->")[-1].split("_", 1)[-1] == out_dtype:
+            return r["path"]
+    return fallback
 
 
 def fastest_path(row: dict, auto_path: str | None) -> None:
