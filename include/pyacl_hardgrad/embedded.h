@@ -99,10 +99,10 @@ typedef struct hgKernelSettings {
     uint64_t l1CacheBytes;     /* CPU 0's level-1 data cache, where each row's cost per element is
                                   measured: a call moving more bytes adds the memory cost below to
                                   its estimated one-thread time */
-    double memoryNsPerByte[16]; /* that cost per size class c (bytes in (l1 * 2^c, l1 * 2^(c + 1)],
-                                  the last unbounded), learnt from such calls run on one thread: the
-                                  least they took beyond the cache-resident estimate, per byte;
-                                  0: none yet */
+    double memoryNsPerByte[16]; /* that cost per size class c: calls of more than l1 bytes with
+                                  floor(bytes / l1) in [2^c, 2^(c + 1)) (the last class unbounded),
+                                  learnt from such calls run on one thread: the least they took
+                                  beyond the cache-resident estimate, per byte; 0: none yet */
 } hgKernelSettings;
 
 ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);

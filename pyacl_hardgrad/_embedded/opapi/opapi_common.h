@@ -112,8 +112,8 @@ void hg_parallel_for(size_t n, double est_ns, uint64_t bytes, size_t align, hg_r
  * jobs of its size class run on one thread (what they took beyond est_ns; 0 until one was timed). */
 double hg_pool_job_ns(double est_ns, uint64_t bytes);
 uint64_t hg_pool_l1_bytes(void);              /* CPU 0's level-1 data cache */
-/* The memory cost learnt for size class c (bytes in (l1 * 2^c, l1 * 2^(c + 1)], the last class
- * unbounded; 0: none yet, or c out of range). */
+/* The memory cost learnt for size class c (calls of more than l1 bytes with floor(bytes / l1)
+ * in [2^c, 2^(c + 1)), the last class unbounded; 0: none yet, or c out of range). */
 #define HG_POOL_MEM_CLASSES 16
 double hg_pool_memory_ns_per_byte(int size_class);
 /* The size of CPU 0's largest data (or unified) cache of `level` that Linux describes (sysfs),

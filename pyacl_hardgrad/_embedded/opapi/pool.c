@@ -290,7 +290,7 @@ uint64_t hg_pool_l1_bytes(void)
     return l1_cache;
 }
 
-/* The size class of a job of `bytes` beyond the level-1 cache: floor(log2(bytes / l1)). */
+/* The size class of a job of `bytes` beyond the level-1 cache: floor(log2(floor(bytes / l1))). */
 static int memory_class(uint64_t bytes)
 {
     int c = 0;
