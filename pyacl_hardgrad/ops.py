@@ -141,7 +141,6 @@ class OpSpec:
         self.fused = fused
         self.fast = None                # the same call through _fastcall.OpCall (binding operators)
         self.front = None               # OpCall.front: the one-call's common case in C
-        self.front_outputs = False      # the front also makes outputs left out (None)
         self.planner = planner
         self.host = host                # the host-array call (stage, fused call with a wait, copy back)
         self.host_layouts: dict = {}    # see _host_layout
@@ -640,7 +639,8 @@ def _make_function(spec: OpSpec):
     lines = [f"def {spec.function_name}({_signature_text(spec, False)}):"]
     if spec.front is not None:          # Tensors, floats or Scalars, a Stream or None: done in C
         first = spec.params[next(i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out")]
-        outs_given = "" if spec.front_outputs else "".join(f" and {p.name} is not None" for p in spec.outputs)
+        # outputs left out are made by the front when there is a tensor input to lay them out by
+        outs_given = "" if spec.tensor_inputs else "".join(f" and {p.name} is not None" for p in spec.outputs)
         lines.append(f"    if type({first.name}) is _T{outs_given}:")
         lines.append(f"        _r = _front({', '.join(names)}{', ' if names else ''}stream, sync)")
         lines.append("        if _r is not _NO:")
@@ -1084,7 +1084,6 @@ def _op_call(spec: OpSpec) -> _fastcall.OpCall:
             op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO, layout, inputs)
         else:
             op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO)
-        spec.front_outputs = bool(inputs)
         spec.front = op.front
     return op
 

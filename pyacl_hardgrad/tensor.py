@@ -528,7 +528,6 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
     t.dtype = layout[2]
     t._data = call.data
     t._device_state = state
-    t._o = call.made
     t._live = [True]
     return t
 

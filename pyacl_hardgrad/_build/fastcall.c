@@ -51,6 +51,14 @@ typedef struct {
     long long runs;
 } PlanRunner;
 
+void *fc_address(PyObject *v, const char *what)
+{
+    void *p = PyLong_AsVoidPtr(v);
+    if (p == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s must not be 0", what);
+    return p;
+}
+
 /* An object's "_a" attribute as a pointer; NULL with an exception set when it has none. */
 static void *address_of(PyObject *obj)
 {
@@ -110,12 +118,9 @@ static int runner_init(PlanRunner *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_TypeError, "general and failed must be callable");
         return -1;
     }
-    void *p = PyLong_AsVoidPtr(addr);
-    if (p == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "address must not be 0");
+    void *p = fc_address(addr, "address");
+    if (p == NULL)
         return -1;
-    }
     self->plan = p;
     Py_INCREF(o); Py_XSETREF(self->o, o);
     Py_INCREF(live); Py_XSETREF(self->live, live);
@@ -303,12 +308,9 @@ static PyObject *fc_setup(PyObject *module, PyObject *args)
     int wait;
     if (!PyArg_ParseTuple(args, "O!Oi:setup", &PyType_Type, &type, &run, &wait))
         return NULL;
-    void *p = PyLong_AsVoidPtr(run);
-    if (p == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "plan_run_address must not be 0");
+    void *p = fc_address(run, "plan_run_address");
+    if (p == NULL)
         return NULL;
-    }
     Py_INCREF(type);
     Py_XSETREF(g_stream_type, (PyTypeObject *)type);
     g_stream_slot = address_slot(g_stream_type);
@@ -345,6 +347,7 @@ typedef struct {
     Py_ssize_t nresults;
     PyTypeObject *tensor_type, *scalar_type;
     Py_ssize_t tensor_slot, scalar_slot;   /* their address_slot() */
+    int tensor_native;   /* tensor_type is a TensorBase: its fields are read directly */
     PyObject *float_cache; /* float -> its cached Scalar */
     PyObject *failed;    /* failed(status, handles, args, made) -> raises, or returns `no` */
     PyObject *no;        /* what front() returns for a call it leaves to the Python path */
@@ -380,12 +383,9 @@ static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
             return -1;
         }
     }
-    void *p = PyLong_AsVoidPtr(addr);
-    if (p == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "address must not be 0");
+    void *p = fc_address(addr, "address");
+    if (p == NULL)
         return -1;
-    }
     self->fn = (callv_fn)(uintptr_t)p;
     self->n = n;
     memcpy(self->codes, codes, (size_t)n);
@@ -567,11 +567,12 @@ static PyObject *opcall_set_front(OpCall *self, PyObject *args)
     Py_INCREF(tensor_type); Py_XSETREF(self->tensor_type, (PyTypeObject *)tensor_type);
     Py_INCREF(scalar_type); Py_XSETREF(self->scalar_type, (PyTypeObject *)scalar_type);
     self->tensor_slot = address_slot(self->tensor_type);
+    self->tensor_native = PyType_IsSubtype(self->tensor_type, &fc_TensorBaseType);
     self->scalar_slot = address_slot(self->scalar_type);
     Py_INCREF(cache); Py_XSETREF(self->float_cache, cache);
     Py_INCREF(failed); Py_XSETREF(self->failed, failed);
     Py_INCREF(no); Py_XSETREF(self->no, no);
-    if (layout != Py_None && PyType_IsSubtype(self->tensor_type, &fc_TensorBaseType)) {
+    if (layout != Py_None && self->tensor_native) {
         Py_INCREF(layout);
         Py_XSETREF(self->layout, layout);
     } else {
@@ -636,7 +637,7 @@ done:
 /* A tensor argument's _device_state (a new reference, or NULL with an exception). */
 static PyObject *device_state(OpCall *self, PyObject *t)
 {
-    if (self->tensor_slot < 0 && PyObject_TypeCheck(t, &fc_TensorBaseType))
+    if (self->tensor_native)        /* (t is of tensor_type: the front checked) */
         return fc_tensor_field(t, &((fc_tensor *)t)->state, "_device_state");
     return PyObject_GetAttr(t, g_str_device_state);
 }
@@ -645,7 +646,7 @@ static PyObject *device_state(OpCall *self, PyObject *t)
 static void *handle_of(OpCall *self, PyObject *obj)
 {
     if (Py_TYPE(obj) == self->tensor_type) {
-        if (self->tensor_slot < 0 && PyObject_TypeCheck(obj, &fc_TensorBaseType)) {
+        if (self->tensor_native) {
             void *p = FC_TENSOR_OBJ(obj);
             if (p == NULL)
                 PyErr_Format(PyExc_AttributeError, "%s object has no handle-layer object", Py_TYPE(obj)->tp_name);

@@ -38,6 +38,9 @@ PyObject *fc_tensor_make(PyTypeObject *type, PyObject *lay, PyObject *state, int
 /* Close a tensor fc_tensor_make made and drop the reference to it (its memory goes back). */
 void fc_tensor_discard(PyObject *t);
 
+/* An int argument as a non-NULL address; NULL with an exception (ValueError naming `what` for 0). */
+void *fc_address(PyObject *v, const char *what);
+
 /* Set up by the module's init: 0, or -1 with an exception. */
 int fc_tensor_init_module(PyObject *module);
 

@@ -95,12 +95,9 @@ static int tensor_set_a(PyObject *self, PyObject *value, void *closure)
         PyErr_SetString(PyExc_AttributeError, "_a is set once (the tensor owns that object)");
         return -1;
     }
-    void *p = PyLong_AsVoidPtr(value);
-    if (p == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "_a must not be 0");
+    void *p = fc_address(value, "_a");
+    if (p == NULL)
         return -1;
-    }
     FC_TENSOR_OBJ(self) = p;
     return 0;
 }
@@ -365,12 +362,8 @@ static PyObject *fc_set_tensor_calls(PyObject *module, PyObject *args)
     }
     void *p[4];
     for (int i = 0; i < 4; i++) {
-        p[i] = PyLong_AsVoidPtr(a[i]);
-        if (p[i] == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "a function address must not be 0");
+        if ((p[i] = fc_address(a[i], "a function address")) == NULL)
             return NULL;
-        }
     }
     if (made_at < 0 || data_at < 0) {
         PyErr_SetString(PyExc_ValueError, "offsets must not be negative");
