@@ -48,15 +48,16 @@ class BuildWithEmbeddedRuntime(build_ext):
 
 
 setup(
-    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad.bench", "pyacl_hardgrad.acl",
-              "pyacl_hardgrad.acl._path"],           # _path: the `import acl` shim (--pyacl-path)
-    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"]},  # compiled by `bench` at run time
+    packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad._binding_c", "pyacl_hardgrad.bench",
+              "pyacl_hardgrad.acl", "pyacl_hardgrad.acl._path"],  # _path: the `import acl` shim (--pyacl-path)
+    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"],       # compiled by `bench` at run time
+                  "pyacl_hardgrad._binding_c": ["*.c", "*.h"]},   # the binding's C sources, as shipped
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
     # vectorcall entry points for calls whose cost is the call itself (plan runs, one-calls,
     # tensors made and let go of)
-    ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_build/fastcall.c",
-                                                        "pyacl_hardgrad/_build/fastcall_tensor.c"],
-                           depends=["pyacl_hardgrad/_build/fastcall.h"],
+    ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_binding_c/fastcall.c",
+                                                        "pyacl_hardgrad/_binding_c/fastcall_tensor.c"],
+                           depends=["pyacl_hardgrad/_binding_c/fastcall.h"],
                            extra_compile_args=["-std=c11", "-Wall", "-Wextra"])],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},
 )

@@ -2,7 +2,7 @@
 
 Every device allocation the package makes (Tensors, the outputs a one-call allocates, the
 workspaces of fused calls and plans, ``DeviceMemory(nbytes)``) goes through the allocator in
-``_build/device_cache.c``: requests are rounded to a size class and served from the device's idle
+``_binding_c/device_cache.c``: requests are rounded to a size class and served from the device's idle
 blocks when one is there; a block goes back to them when its last holder lets go (queued stream
 work holds what it uses until the stream's next wait, so no block is reused under a running
 kernel).  Settings, read once when the package first needs a device:

@@ -1,6 +1,6 @@
 """Ownership of C resources: every one is an object of the binding's handle layer.
 
-The handle layer (``_build/fused_calls.h``, compiled into the binding) keeps, for each resource,
+The handle layer (``_binding_c/fused_calls.h``, compiled into the binding) keeps, for each resource,
 its C object, the function that destroys it (by kind: tensor, scalar, memory, executor, stream,
 event), the objects it depends on and an atomic count of its holders.  The last holder letting go
 destroys it and then lets go of its dependencies; a stream's queued work holds what it uses until

@@ -813,7 +813,7 @@ class Plan(CHandle):
         r = self._runner = _PlanRunner(self._o, self._a, self._live, self._state,
                                        self.out, type(self).__name__, self.workspace_size, _run_general,
                                        _run_failed)
-        self.run = r.run            # phase 2 straight from the call site (_build/fastcall.c)
+        self.run = r.run            # phase 2 straight from the call site (_binding_c/fastcall.c)
 
     @property
     def runs(self) -> int:
@@ -836,7 +836,7 @@ class Plan(CHandle):
         Returns ``out``, without waiting unless ``sync`` (then as ``stream.synchronize()``).
 
         On a made plan, ``plan.run`` is this call implemented in C (the bound ``run`` of its
-        PlanRunner, _build/fastcall.c), so a run costs no Python frame; this method forwards to it.
+        PlanRunner, _binding_c/fastcall.c), so a run costs no Python frame; this method forwards to it.
         """
         return self._runner.run(workspace, stream, sync=sync)
 

@@ -18,7 +18,7 @@ __all__ = ["Scalar"]
 class Scalar(CHandle):
     """``Scalar(1.2)`` or ``Scalar(3, "int64")``: an aclScalar holding a copy of the value."""
 
-    _addressed = True             # operator calls read ``_a`` (_build/fastcall.c)
+    _addressed = True             # operator calls read ``_a`` (_binding_c/fastcall.c)
     __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
     def __init__(self, value, dtype="float32"):

@@ -137,13 +137,13 @@ class Stream(CHandle):
     """An ACL stream of one device; create it with ``device.create_stream()``.
 
     Work enqueued on it (copies, operators) runs in order, asynchronously.  The stream holds
-    what its queued work uses (the handle layer's list, _build/fused_calls.h) until the next
+    what its queued work uses (the handle layer's list, _binding_c/fused_calls.h) until the next
     ``synchronize()`` (or close), so closing a tensor or a plan right after launching work on it
     cannot free memory still in use.  A launch that repeats the previous one's resources (the
     same plan, the same one-call arguments) adds nothing to the list.
     """
 
-    _addressed = True           # plan runs read ``_a`` (_build/fastcall.c)
+    _addressed = True           # plan runs read ``_a`` (_binding_c/fastcall.c)
     __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
     def __init__(self, device, *, _default: bool = False):

@@ -1,6 +1,6 @@
 """``sync=True`` one-call operators and plan runs, and the handle layer's reference counts behind
 them.  A synchronous one-call holds its arguments, runs phase 1, phase 2 and the wait in one
-crossing of the binding (_build/fused_calls.c), and lets go of them before returning."""
+crossing of the binding (_binding_c/fused_calls.c), and lets go of them before returning."""
 import gc
 import threading
 import time

@@ -49,12 +49,14 @@ def _operator_headers(include_dir: Path = INCLUDE_DIR) -> tuple:
 HEADERS = ("acl/acl.h", "aclnn/aclnn_base.h", *_operator_headers(), "pyacl_hardgrad/embedded.h")
 
 MODULE_NAME = "pyacl_hardgrad._cffi_acl"
+# The binding's C part (handle layer, fused calls, device allocator, vectorcall entries).
+BINDING_C = ROOT / "pyacl_hardgrad" / "_binding_c"
 # The handle layer and the generic call: declarations (also the cdef) and implementation.
-FUSED_HEADER = Path(__file__).with_name("fused_calls.h")
-FUSED_SOURCE = Path(__file__).with_name("fused_calls.c")
+FUSED_HEADER = BINDING_C / "fused_calls.h"
+FUSED_SOURCE = BINDING_C / "fused_calls.c"
 # The caching device allocator under the handle layer: declarations (also cdef) and implementation.
-CACHE_HEADER = Path(__file__).with_name("device_cache.h")
-CACHE_SOURCE = Path(__file__).with_name("device_cache.c")
+CACHE_HEADER = BINDING_C / "device_cache.h"
+CACHE_SOURCE = BINDING_C / "device_cache.c"
 API_NOT_SUPPORT = 200001  # ACL_ERROR_API_NOT_SUPPORT, what a missing function returns
 
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*$",
