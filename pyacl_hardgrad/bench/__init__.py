@@ -17,12 +17,37 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Sequence
+from typing import Optional, TypedDict
 
-from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_ROUNDS, DEFAULT_SIZES, evaluate_targets, format_report, parse_size,
-                     run, size_label)
+from .runner import (DEFAULT_DTYPES, DEFAULT_OPS, DEFAULT_ROUNDS, DEFAULT_SIZES, evaluate_targets, format_report,
+                     parse_size, run, size_label)
 from .sections import DEFAULT_SETTLE_MS, DEFAULT_SWEEP, KERNEL_PATHS, parse_sweep
 
 __all__ = ["main", "run", "format_report", "evaluate_targets", "parse_size", "parse_sweep", "build_parser", "options"]
+
+
+class RunOptions(TypedDict):
+    """The keyword arguments of run() that the command line sets (all but ``command``)."""
+    sizes: list[int]
+    dtypes: list[str]
+    ops: list[str]
+    repeat: int
+    target_ms: float
+    rounds: int
+    rss_calls: int
+    rss_budget_s: float
+    cpp: bool
+    torch_: bool
+    quiet: bool
+    sweep: list[int]
+    paths: Optional[list[str]]
+    sweep_ms: float
+    sweep_settle_ms: Optional[float]
+    placement: bool
+    forms: bool
+    first_calls: int
+    first_procs: int
 
 
 def _csv(text: str) -> list[str]:
@@ -30,7 +55,7 @@ def _csv(text: str) -> list[str]:
 
 
 def build_parser(prog: str = "python -m pyacl_hardgrad bench") -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--sizes", default=",".join(size_label(n) for n in DEFAULT_SIZES),
                     help="element counts of the main table (Python against C++), e.g. 8,4096,1M,16M (K/M "
                          "suffixes, or 1<<20); none: no main table")
@@ -89,7 +114,7 @@ def parse_paths(text: str) -> list[str] | None:
     return paths
 
 
-def options(args) -> dict:
+def options(args: argparse.Namespace) -> RunOptions:
     """The keyword arguments of run() from the parsed command line (ValueError naming the
     option on bad input)."""
     try:
@@ -105,14 +130,15 @@ def options(args) -> dict:
             raise ValueError(f"bad --{name}: {getattr(args, name)} (at least 1)")
     if args.sweep_settle_ms is not None and not 0 <= args.sweep_settle_ms <= 10000:
         raise ValueError(f"bad --sweep-settle-ms: {args.sweep_settle_ms} (0 to 10000)")
-    return dict(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
-                target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls, rss_budget_s=args.rss_budget_s,
-                cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet, sweep=sweep,
-                paths=parse_paths(args.paths), sweep_ms=args.sweep_ms, sweep_settle_ms=args.sweep_settle_ms, placement=not args.no_placement,
-                forms=not args.no_forms, first_calls=args.first_calls, first_procs=args.first_procs)
+    return RunOptions(sizes=sizes, dtypes=_csv(args.dtypes), ops=_csv(args.ops), repeat=args.repeat,
+                      target_ms=args.target_ms, rounds=args.rounds, rss_calls=args.rss_calls,
+                      rss_budget_s=args.rss_budget_s, cpp=not args.no_cpp, torch_=not args.no_torch, quiet=args.quiet,
+                      sweep=sweep, paths=parse_paths(args.paths), sweep_ms=args.sweep_ms,
+                      sweep_settle_ms=args.sweep_settle_ms, placement=not args.no_placement,
+                      forms=not args.no_forms, first_calls=args.first_calls, first_procs=args.first_procs)
 
 
-def main(argv=None, prog: str = "python -m pyacl_hardgrad bench") -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m pyacl_hardgrad bench") -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(prog).parse_args(argv)
     if args.from_json:

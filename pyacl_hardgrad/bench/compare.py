@@ -17,15 +17,26 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from types import FrameType
+from typing import Any, TypedDict
 
 
-def _operators() -> list[dict]:
+class OpEntry(TypedDict):
+    """An operator as the workers call it: its one-call and plan names in the public API and
+    the values of its scalar parameters."""
+    fn: str
+    plan: str
+    scalars: list[float]
+
+
+def _operators() -> list[OpEntry]:
     """The bench's first two operators (its folders' bench.py, registry order) as the workers
     call them: the function and plan names of the public API and the scalar values.  Mode
     names say which: a_* the first, b_* the second (plan_* and a_numpy use the first)."""
     from . import runner
     from .. import ops
-    out = []
+    out: list[OpEntry] = []
     for name in runner.DEFAULT_OPS[:2]:
         fn, scalars = runner.BENCH_OPS[name]
         spec = ops.operators()[fn]
@@ -33,7 +44,7 @@ def _operators() -> list[dict]:
     return out
 
 
-def _worker(specs: list[dict]) -> None:
+def _worker(specs: list[OpEntry]) -> None:
     import numpy as np
     import pyacl_hardgrad as hg
     from pyacl_hardgrad import lib
@@ -48,51 +59,51 @@ def _worker(specs: list[dict]) -> None:
     sa, sb = tuple(a["scalars"]), tuple(b["scalars"])
     plan = getattr(hg, a["plan"])(g, x, *sa, o, repeatable=True)
     sync, run = s.synchronize, plan.run
-    def a_fresh(k):
+    def a_fresh(k: int) -> None:
         for _ in range(k):
             fa(g, x, *sa, out=o, stream=s)
             sync()
 
-    def a_fresh_s(k):
+    def a_fresh_s(k: int) -> None:
         for _ in range(k):
             fa(g, x, *sa, out=o, stream=s, sync=True)
 
-    def b_fresh(k):
+    def b_fresh(k: int) -> None:
         for _ in range(k):
             fb(g, x, *sb, out=o, stream=s)
             sync()
 
-    def b_fresh_s(k):
+    def b_fresh_s(k: int) -> None:
         for _ in range(k):
             fb(g, x, *sb, out=o, stream=s, sync=True)
 
-    def a_noout_s(k):
+    def a_noout_s(k: int) -> None:
         for _ in range(k):
             fa(g, x, *sa, stream=s, sync=True)
 
-    def plan_sy(k):
+    def plan_sy(k: int) -> None:
         for _ in range(k):
             run(None, s)
             sync()
 
-    def plan_s(k):
+    def plan_s(k: int) -> None:
         for _ in range(k):
             run(None, s, sync=True)
 
-    def plan_async(k):
+    def plan_async(k: int) -> None:
         for _ in range(k):
             run(None, s)
         sync()
 
-    def a_numpy(k):
+    def a_numpy(k: int) -> None:
         for _ in range(k):
             fa(G, X, *sa)
 
-    def b_numpy(k):
+    def b_numpy(k: int) -> None:
         for _ in range(k):
             fb(G, X, *sb)
 
-    def alloc(k):
+    def alloc(k: int) -> None:
         for _ in range(k):
             hg.empty((8,), "float32", dev).close()
     modes = {f.__name__: f for f in (a_fresh, a_fresh_s, b_fresh, b_fresh_s, a_noout_s, plan_sy, plan_s,
@@ -112,7 +123,7 @@ def _worker(specs: list[dict]) -> None:
             f(3)
             n = {"py": 0, "c": 0}
 
-            def prof(frame, event, arg):
+            def prof(frame: FrameType, event: str, arg: object) -> None:
                 if event == "call":
                     n["py"] += 1
                 elif event == "c_call" and (id(arg) in libfuncs or isinstance(getattr(arg, "__self__", None), fast)
@@ -131,8 +142,10 @@ def _worker(specs: list[dict]) -> None:
         print(json.dumps({"ns": (time.perf_counter_ns() - t0) / k}), flush=True)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad.bench.compare", description=__doc__.split("\n\n")[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    from .runner import end_child, exchange
+    ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad.bench.compare",
+                                 description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=15)
@@ -143,26 +156,30 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     # the worker runs as this file (an older install need not have it)
     specs = json.dumps(_operators())
+    pythons = {"old": a.old, "new": a.new}
     procs = {k: subprocess.Popen([py, __file__, "--worker", specs], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True, cwd="/")
-             for k, py in (("old", a.old), ("new", a.new))}
+             for k, py in pythons.items()}
 
-    def ask(k, *w):
-        p = procs[k]
-        p.stdin.write(" ".join(map(str, w)) + "\n")
-        p.stdin.flush()
-        return json.loads(p.stdout.readline())
+    def ask(k: str, *w: object) -> dict[str, Any]:
+        """One request to a worker, its JSON answer (RuntimeError naming the worker if it is gone)."""
+        line = exchange(procs[k], " ".join(map(str, w)) + "\n", RuntimeError, f"the {k} worker ({pythons[k]})")
+        if not line:
+            raise RuntimeError(f"the {k} worker ({pythons[k]}) exited (status {procs[k].poll()})")
+        ans: dict[str, Any] = json.loads(line)
+        return ans
     modes = a.modes.split(",")
-    counts = {m: {k: ask(k, "count", m) for k in procs} for m in modes}
-    res = {m: {"old": [], "new": []} for m in modes}
-    for r in range(a.rounds):
-        for m in modes:
-            iters = 500 if m in ("a_numpy", "b_numpy", "a_noout_s") else 2000
-            for k in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                res[m][k].append(ask(k, m, iters)["ns"])
-    for p in procs.values():
-        p.stdin.write("quit\n")
-        p.stdin.flush()
+    try:
+        counts = {m: {k: ask(k, "count", m) for k in procs} for m in modes}
+        res: dict[str, dict[str, list[float]]] = {m: {"old": [], "new": []} for m in modes}
+        for r in range(a.rounds):
+            for m in modes:
+                iters = 500 if m in ("a_numpy", "b_numpy", "a_noout_s") else 2000
+                for k in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    res[m][k].append(ask(k, m, iters)["ns"])
+    finally:
+        for p in procs.values():
+            end_child(p, "quit\n", 30)
     print(f"{'mode':12} {'old us':>8} {'new us':>8} {'new/old':>8}  Python calls/C calls old -> new")
     for m in modes:
         o, n = res[m]["old"], res[m]["new"]

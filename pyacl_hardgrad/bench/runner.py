@@ -9,7 +9,6 @@ C++ child (``measure_paired``), so both sides of a ratio see the same moments of
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -19,29 +18,137 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypedDict, TypeVar, cast
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ..device import Device
+    from ..ops import OpSpec, Plan
+    from ..stream import Stream
+
+# A host array of any dtype (the inputs, outputs and references of the operators).
+Array = npt.NDArray[Any]
+# A timed loop: ``body(k)`` runs k iterations (what it returns is not used).
+Body = Callable[[int], object]
+# A cell of the C++ loop (``cpp_loop --serve``): (bench op name, dtype, size, mode).
+Cell = tuple[str, str, int, str]
+K = TypeVar("K", bound=Hashable)
+
+
+class BenchModule(Protocol):
+    """What the bench reads of an operator folder's bench.py (a module loaded from its file)."""
+
+    NAME: str
+    FUNCTION: str
+    SCALARS: Sequence[float]
+    EXACT: bool
+
+    def numpy_op(self, g: Array, x: Array) -> Array: ...
+
+    # torch: the torch module; tg, tx, to: its tensors over the inputs and the output
+    def torch_body(self, torch: Any, tg: Any, tx: Any, to: Any) -> Body: ...
+
+
+class _StatsCore(TypedDict):
+    median_ns: float
+    min_ns: float
+    iters: int
+    repeats: int
+
+
+class Stats(_StatsCore, total=False):
+    """Per-call times of one measurement (ns): median and min over its repeats or rounds, the
+    loop count of a repeat, the repeats; a main-table cell adds its GB/s, a PyTorch cell its threads."""
+    gbps: Optional[float]
+    threads: int
+
+
+class SideTimes(TypedDict):
+    """One side of a timed item (timed_rounds): per-round per-call times and the batch's loop count."""
+    ns: list[float]
+    iters: int
+
+
+class PairedCell(TypedDict):
+    """A Python body and its C++ cell timed in rounds (measure_paired)."""
+    python: Stats
+    cpp: Optional[Stats]
+    ratios: Optional[list[float]]
+    python_ns: list[float]
+    cpp_ns: Optional[list[float]]
+
+
+class CppInfo(TypedDict, total=False):
+    """The result's ``cpp`` object: the C++ loop's binary and mode, or why it is missing."""
+    binary: str
+    mode: str
+    error: str
+    rounds: int
+    trivial_call: dict[str, Any]        # the child's JSON answer
+
+
+class _TrivialCore(TypedDict):
+    binding: Stats
+    ctypes: Stats
+    python_loop: Stats
+
+
+class TrivialCalls(_TrivialCore, total=False):
+    """Per-call cost of aclrtGetDevice through the binding, ctypes and (``c``, the C++ child's
+    JSON answer) C, and of an empty Python loop."""
+    c: dict[str, Any]
+
+
+class FloorCell(TypedDict):
+    """One loop of the floor study: what it calls, its C++ pair, both sides' stats, the median
+    of the per-round ratios."""
+    calls: str
+    cpp_mode: str
+    python: Stats
+    cpp: Optional[Stats]
+    ratio_paired: Optional[float]
+
+
+class Target(TypedDict):
+    """One of the issue's targets evaluated on a result (see evaluate_targets)."""
+    target: str
+    required: str
+    measured: Optional[float]
+    met: Optional[bool]
+    where: Optional[str]
+    margin: Optional[float]
+    headroom: Optional[float]
+    why: Optional[str]
+    note: Optional[str]
+
 
 DEFAULT_SIZES = (8, 4096, 1 << 20, 1 << 24)
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16")
 
 
-def _load_bench_modules() -> dict:
+def _load_bench_modules() -> dict[str, BenchModule]:
     """Every registered operator folder's bench.py, by its bench name, in registry order: NAME,
     FUNCTION (the aclnn operator), SCALARS (the values of its scalar parameters), EXACT,
     numpy_op(g, x) and torch_body(torch, tg, tx, to).  Everything else is generic."""
     import importlib.util
     root = Path(__file__).resolve().parent.parent / "_embedded" / "opapi" / "ops"
-    out = {}
+    out: dict[str, BenchModule] = {}
     for line in (root / "operators.txt").read_text().splitlines():
         folder = line.split("#", 1)[0].strip()
         path = root / folder / "bench.py"
         if folder and path.is_file():
             spec = importlib.util.spec_from_file_location(f"pyacl_hardgrad_bench_{folder}", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {path} as a module")
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)
-            out[mod.NAME] = mod
+            out[mod.NAME] = cast(BenchModule, mod)
     return out
 
 
@@ -54,7 +161,14 @@ DEFAULT_OPS = tuple(BENCH)
 FLOOR_OP = DEFAULT_OPS[0] if DEFAULT_OPS else None
 
 
-def op_spec(op: str):
+def _floor_op() -> str:
+    """FLOOR_OP, or a RuntimeError when no registered operator folder has a bench.py."""
+    if FLOOR_OP is None:
+        raise RuntimeError("no registered operator folder has a bench.py: nothing to benchmark")
+    return FLOOR_OP
+
+
+def op_spec(op: str) -> OpSpec:
     """The package's description of a bench operator (pyacl_hardgrad.ops.OpSpec)."""
     from .. import ops
     return ops.operators()[BENCH_OPS[op][0]]
@@ -107,16 +221,17 @@ def size_label(n: int) -> str:
     return str(n)
 
 
-def numpy_dtype(name: str) -> np.dtype:
+def numpy_dtype(name: str) -> np.dtype[Any]:
     if name == "bfloat16":
         import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
+        bf16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+        return bf16
     if name in ("float32", "float16"):
         return np.dtype(name)
     raise ValueError(f"unsupported dtype {name!r} (float32, float16, bfloat16)")
 
 
-def measure(body, repeat: int, target_ns: float) -> dict:
+def measure(body: Body, repeat: int, target_ns: float) -> Stats:
     """Time ``body(k)`` (k iterations); per-call median/min over ``repeat`` repeats."""
     body(1)
     per_rep = target_ns / max(repeat, 1)
@@ -130,7 +245,7 @@ def measure(body, repeat: int, target_ns: float) -> dict:
             break
         k *= 8
     k = max(1, int(per_rep / max(per_call, 1.0)))
-    times = []
+    times: list[float] = []
     for _ in range(max(repeat, 1)):
         t0 = time.perf_counter_ns()
         body(k)
@@ -145,10 +260,10 @@ def gbps(nbytes: float, ns: float | None) -> float | None:
     return None if not ns else nbytes / ns     # bytes per ns == GB/s
 
 
-def proc_status_kib(path: str = "/proc/self/status") -> dict:
+def proc_status_kib(path: str = "/proc/self/status") -> dict[str, int]:
     """The ``kB`` lines of a /proc/<pid>/status file (VmHWM: peak resident set, VmRSS: now, ...)
     as {name: KiB}; {} where the file does not exist (not Linux)."""
-    out = {}
+    out: dict[str, int] = {}
     try:
         with open(path) as f:
             for line in f:
@@ -190,7 +305,7 @@ def find_compiler() -> str | None:
     return None
 
 
-def build_cpp_loop(cache_dir: str | os.PathLike | None = None) -> Path:
+def build_cpp_loop(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """Compile cpp_loop.cpp with CANN's link line (cached by source, headers, paths, compiler)."""
     from .._paths import get_include
     src = Path(__file__).with_name("cpp_loop.cpp")
@@ -227,22 +342,22 @@ class CppServer:
     """The C++ loop as a persistent child (``cpp_loop --serve``): one command line per
     measurement, one JSON line back, so C++ and Python can be timed alternately cell by cell."""
 
-    def __init__(self, exe: Path, timeout: float = 120.0, cpus=None):
+    def __init__(self, exe: Path, timeout: float = 120.0, cpus: Collection[int] | None = None) -> None:
         self.exe, self.timeout = exe, timeout
         self.proc = subprocess.Popen([str(exe), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1,
                                      preexec_fn=pin_to(cpus))
 
-    def ask(self, *words) -> dict:
+    def ask(self, *words: object) -> dict[str, Any]:
         """Send one command; the answer as a dict (CppError on an error answer or a dead child).
         ``cell`` commands name the operator by its bench name; the child gets its token."""
-        if words and words[0] == "cell" and len(words) > 1 and words[1] in BENCH_OPS:
+        if words and words[0] == "cell" and len(words) > 1 and isinstance(words[1], str) and words[1] in BENCH_OPS:
             words = (words[0], cpp_token(words[1]), *words[2:])
         line = exchange(self.proc, " ".join(map(str, words)) + "\n", CppError, f"{self.exe} --serve")
         if not line:
             raise CppError(f"{self.exe} --serve exited (status {self.proc.poll()})")
         try:
-            data = json.loads(line)
+            data: dict[str, Any] = json.loads(line)
         except ValueError as exc:
             raise CppError(f"{self.exe} --serve: bad answer {line!r}") from exc
         if "error" in data:
@@ -253,9 +368,11 @@ class CppServer:
         end_child(self.proc, "quit\n", 10)
 
 
-def exchange(proc: subprocess.Popen, text: str | None, error, who: str) -> str:
+def exchange(proc: subprocess.Popen[str], text: str | None, error: Callable[[str], Exception], who: str) -> str:
     """Send one line (unless None) to a line-protocol child and read its answer line ('' when
     it has exited); a broken pipe raises ``error`` naming ``who``."""
+    if proc.stdin is None or proc.stdout is None:
+        raise error(f"{who}: the child was started without pipes to it")
     try:
         if text is not None:
             proc.stdin.write(text)
@@ -265,11 +382,12 @@ def exchange(proc: subprocess.Popen, text: str | None, error, who: str) -> str:
         raise error(f"{who}: {exc}") from exc
 
 
-def end_child(proc: subprocess.Popen, quit_line: str, timeout: float) -> None:
+def end_child(proc: subprocess.Popen[str], quit_line: str, timeout: float) -> None:
     """Ask a line-protocol child to quit, wait for it (kill it after ``timeout`` s), close its pipes."""
     try:
-        proc.stdin.write(quit_line)
-        proc.stdin.close()
+        if proc.stdin is not None:
+            proc.stdin.write(quit_line)
+            proc.stdin.close()
     except (OSError, ValueError):
         pass
     try:
@@ -277,19 +395,20 @@ def end_child(proc: subprocess.Popen, quit_line: str, timeout: float) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    proc.stdout.close()
+    if proc.stdout is not None:
+        proc.stdout.close()
 
 
-def pin_to(cpus):
+def pin_to(cpus: Collection[int] | None) -> Callable[[], None] | None:
     """A ``preexec_fn`` that restricts the child (before it starts its runtime and threads) to
     the CPUs ``cpus``; None for no restriction."""
     if not cpus:
         return None
-    cpus = set(cpus)
-    return lambda: os.sched_setaffinity(0, cpus)
+    mask = set(cpus)
+    return lambda: os.sched_setaffinity(0, mask)
 
 
-def start_cpp_server(cpus=None) -> tuple[CppServer | None, dict]:
+def start_cpp_server(cpus: Collection[int] | None = None) -> tuple[CppServer | None, CppInfo]:
     """(server, the JSON's ``cpp`` object); server is None and ``cpp`` has ``error`` on failure.
     ``cpus``: the CPUs the child may run on (default: those of this process)."""
     try:
@@ -299,13 +418,23 @@ def start_cpp_server(cpus=None) -> tuple[CppServer | None, dict]:
         return None, {"error": str(exc)}
 
 
-def _median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+def _median(v: Iterable[float]) -> float:
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def _calibrate(body, target_ns: float) -> int:
+class Side(Protocol):
+    """One side of a timed item (timed_rounds): LocalSide, CppSide, sections.WorkerSide."""
+
+    label: str
+
+    def calibrate(self, ns: float) -> int: ...
+
+    def batch(self, k: int, warm: bool) -> float: ...
+
+
+def _calibrate(body: Body, target_ns: float) -> int:
     """Loop count k so that ``body(k)`` lasts about ``target_ns`` (after one warm-up call)."""
     body(1)
     k = 1
@@ -322,7 +451,7 @@ def _calibrate(body, target_ns: float) -> int:
 class LocalSide:
     """One side of a timed item: a loop ``body(k)`` in this process."""
 
-    def __init__(self, label: str, body):
+    def __init__(self, label: str, body: Body) -> None:
         self.label, self.body = label, body
 
     def calibrate(self, ns: float) -> int:
@@ -339,17 +468,20 @@ class LocalSide:
 class CppSide:
     """One side of a timed item: a cell of the C++ child (it warms up and times by itself)."""
 
-    def __init__(self, label: str, server: "CppServer", cell: tuple):
+    def __init__(self, label: str, server: "CppServer", cell: Cell) -> None:
         self.label, self.server, self.cell = label, server, cell
 
     def calibrate(self, ns: float) -> int:
-        return self.server.ask("cell", *self.cell, 0, f"{ns / 1e6:.4f}")["iters"]
+        iters: int = self.server.ask("cell", *self.cell, 0, f"{ns / 1e6:.4f}")["iters"]
+        return iters
 
     def batch(self, k: int, warm: bool) -> float:
-        return self.server.ask("cell", *self.cell, k, 0)["ns"]
+        ns: float = self.server.ask("cell", *self.cell, k, 0)["ns"]
+        return ns
 
 
-def timed_rounds(items, rounds: int, target_ns: float) -> dict:
+def timed_rounds(items: Sequence[tuple[K, Sequence[Side]]], rounds: int,
+                 target_ns: float) -> dict[K, dict[str, SideTimes]]:
     """Time every side of every item in rounds: the method of every comparison of the bench.
 
     ``items``: [(name, [side, ...])], a side being anything with ``label``, ``calibrate(ns)``
@@ -368,11 +500,12 @@ def timed_rounds(items, rounds: int, target_ns: float) -> dict:
     rounds = max(int(rounds), 1)
     per_batch = target_ns / rounds
     cal = {(name, side.label): side.calibrate(per_batch) for name, sides in items for side in sides}
-    out = {name: {side.label: {"ns": [], "iters": cal[name, side.label]} for side in sides} for name, sides in items}
+    out: dict[K, dict[str, SideTimes]] = {
+        name: {side.label: {"ns": [], "iters": cal[name, side.label]} for side in sides} for name, sides in items}
     for r in range(rounds):
         for name, sides in items:
             m = len(sides)
-            order = sides[r % m:] + sides[:r % m]
+            order = [*sides[r % m:], *sides[:r % m]]
             if m > 2 and (r // m) % 2:
                 order.reverse()     # then each side comes right after each other one as often
             for side in order:
@@ -381,16 +514,17 @@ def timed_rounds(items, rounds: int, target_ns: float) -> dict:
     return out
 
 
-def round_stats(v: list, k: int) -> dict:
+def round_stats(v: list[float], k: int) -> Stats:
     return {"median_ns": _median(v), "min_ns": min(v), "iters": k, "repeats": len(v)}
 
 
-def per_round(a: list, b: list) -> list:
+def per_round(a: Sequence[float], b: Sequence[float]) -> list[float]:
     """Per-round ratios a/b of two sides' times."""
     return [x / max(y, 1e-3) for x, y in zip(a, b)]
 
 
-def measure_paired(items, server: CppServer | None, rounds: int, target_ns: float) -> dict:
+def measure_paired(items: Sequence[tuple[K, Body, Cell]], server: CppServer | None, rounds: int,
+                   target_ns: float) -> dict[K, PairedCell]:
     """Python bodies and their C++ cells timed in rounds (``timed_rounds``, C++ first in even
     rounds, Python first in odd ones).
 
@@ -399,7 +533,7 @@ def measure_paired(items, server: CppServer | None, rounds: int, target_ns: floa
     'python_ns', 'cpp_ns': per-round per-call times}}; stats are median/min over the rounds."""
     res = timed_rounds([(name, ([CppSide("cpp", server, cell)] if server is not None else [])
                          + [LocalSide("python", body)]) for name, body, cell in items], rounds, target_ns)
-    out = {}
+    out: dict[K, PairedCell] = {}
     for name, _, _ in items:
         p, c = res[name]["python"], res[name].get("cpp")
         out[name] = {"python": round_stats(p["ns"], p["iters"]), "cpp": round_stats(c["ns"], c["iters"]) if c else None,
@@ -408,20 +542,20 @@ def measure_paired(items, server: CppServer | None, rounds: int, target_ns: floa
     return out
 
 
-def _plan_bodies(plan, stream):
+def _plan_bodies(plan: Plan, stream: Stream) -> tuple[Body, Body, Body]:
     """(run + synchronize(), run(sync=True), async) loops over a repeatable plan."""
     run_plan, sync = plan.run, stream.synchronize
 
-    def plan_body(k):
+    def plan_body(k: int) -> None:
         for _ in range(k):
             run_plan(None, stream)
             sync()
 
-    def plan_sync_body(k):
+    def plan_sync_body(k: int) -> None:
         for _ in range(k):
             run_plan(None, stream, sync=True)
 
-    def async_body(k):
+    def async_body(k: int) -> None:
         for _ in range(k):
             run_plan(None, stream)
         sync()
@@ -430,7 +564,7 @@ def _plan_bodies(plan, stream):
 
 # ---------------------------------------------------------------------------- the Python side
 
-def _make_inputs(n: int, dt: np.dtype, seed: int = 0):
+def _make_inputs(n: int, dt: np.dtype[Any], seed: int = 0) -> tuple[Array, Array]:
     """gradOutput and self: uniform in [-4, 4], so both operators take both branches."""
     rng = np.random.default_rng(seed)
     g = rng.uniform(-4.0, 4.0, n).astype(np.float32).astype(dt)
@@ -438,12 +572,12 @@ def _make_inputs(n: int, dt: np.dtype, seed: int = 0):
     return g, x
 
 
-def numpy_op(op: str, g: np.ndarray, x: np.ndarray) -> np.ndarray:
+def numpy_op(op: str, g: Array, x: Array) -> Array:
     """The operator's math in numpy (its folder's bench.py)."""
     return BENCH[op].numpy_op(g, x)
 
 
-def trivial_calls(repeat: int, target_ns: float) -> dict:
+def trivial_calls(repeat: int, target_ns: float) -> TrivialCalls:
     """Per-call cost of aclrtGetDevice through our binding, through ctypes, and of an empty loop."""
     import ctypes
 
@@ -453,7 +587,7 @@ def trivial_calls(repeat: int, target_ns: float) -> dict:
     if f(buf) != 0:
         raise RuntimeError("aclrtGetDevice failed: no device is current on this thread")
 
-    def cffi_body(k):
+    def cffi_body(k: int) -> None:
         for _ in range(k):
             f(buf)
 
@@ -464,22 +598,23 @@ def trivial_calls(repeat: int, target_ns: float) -> dict:
     cval = ctypes.c_int32(-1)
     cptr = ctypes.pointer(cval)
 
-    def ctypes_body(k):
+    def ctypes_body(k: int) -> None:
         for _ in range(k):
             cf(cptr)
 
-    def empty_body(k):
+    def empty_body(k: int) -> None:
         for _ in range(k):
             pass
 
-    out = {"binding": measure(cffi_body, repeat, target_ns), "ctypes": measure(ctypes_body, repeat, target_ns),
-           "python_loop": measure(empty_body, repeat, target_ns)}
+    out: TrivialCalls = {"binding": measure(cffi_body, repeat, target_ns),
+                         "ctypes": measure(ctypes_body, repeat, target_ns),
+                         "python_loop": measure(empty_body, repeat, target_ns)}
     if cval.value != buf[0]:
         raise RuntimeError("ctypes and the binding disagree on the current device")
     return out
 
 
-def call_args(op: str, tensors) -> tuple:
+def call_args(op: str, tensors: Iterable[object]) -> tuple[object, ...]:
     """The operator's positional inputs: ``tensors`` (gradOutput, self, ...) in parameter
     order, its bench.py SCALARS for the scalar parameters."""
     spec = op_spec(op)
@@ -493,40 +628,42 @@ def tensor_count(op: str) -> int:
     return sum(p.kind in ("tensor", "out") for p in op_spec(op).params)
 
 
-def _python_op_bodies(hg, op, g, x, o, stream):
-    """(one-call + synchronize() body, one-call with sync=True body, repeatable plan)."""
+def _python_op_bodies(hg: ModuleType, op: str, g: object, x: object, o: object,
+                      stream: Stream) -> tuple[Body, Body, Plan]:
+    """(one-call + synchronize() body, one-call with sync=True body, repeatable plan);
+    g, x, o: the Tensors of gradOutput, self and the output."""
     sync = stream.synchronize
     spec = op_spec(op)
     fn = spec.function
     args = call_args(op, (g, x))
     out_name = spec.outputs[0].name
 
-    def fresh(k):
+    def fresh(k: int) -> None:
         kw = {out_name: o, "stream": stream}
         for _ in range(k):
             fn(*args, **kw)
             sync()
 
-    def fresh_sync(k):
-        kw = {out_name: o, "stream": stream, "sync": True}
+    def fresh_sync(k: int) -> None:
+        kw: dict[str, object] = {out_name: o, "stream": stream, "sync": True}
         for _ in range(k):
             fn(*args, **kw)
     plan = spec.plan(*args, o, repeatable=True)
     return fresh, fresh_sync, plan
 
 
-def _warm_up(hg, device, stream, server, ns: float) -> None:
+def _warm_up(hg: ModuleType, device: Device, stream: Stream, server: CppServer | None, ns: float) -> None:
     """Run the 8-element one-call FLOOR_OP untimed for about ``ns`` on each side, so the
     first measured cell does not pay for the processes settling (first-touch, scheduler)."""
     g, x = _make_inputs(8, np.dtype(np.float32))
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
     try:
-        fresh, _, plan = _python_op_bodies(hg, FLOOR_OP, tg, tx, to, stream)
+        fresh, _, plan = _python_op_bodies(hg, _floor_op(), tg, tx, to, stream)
         plan.close()
         fresh(max(1, _calibrate(fresh, ns / 8)) * 8)
         if server:
-            cell = (FLOOR_OP, "float32", 8, "fresh")
+            cell = (_floor_op(), "float32", 8, "fresh")
             k = server.ask("cell", *cell, 0, f"{ns / 8e6:.4f}")["iters"]
             server.ask("cell", *cell, k * 8, 0)
     finally:
@@ -535,11 +672,12 @@ def _warm_up(hg, device, stream, server, ns: float) -> None:
         stream.synchronize()
 
 
-def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
+def _torch_bench(op: str, g: Array, x: Array, threads_list: Iterable[tuple[str, int]], repeat: int,
+                 target_ns: float) -> dict[str, Stats]:
     import torch
     from_np = torch.from_numpy
 
-    def tt(a):
+    def tt(a: Array) -> torch.Tensor:
         if a.dtype == numpy_dtype("bfloat16"):
             return from_np(a.view(np.int16)).view(torch.bfloat16)
         return from_np(a)
@@ -547,7 +685,7 @@ def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
     to = torch.empty_like(tg)
     body = BENCH[op].torch_body(torch, tg, tx, to)
     saved = torch.get_num_threads()
-    out = {}
+    out: dict[str, Stats] = {}
     try:
         for label, n in threads_list:
             torch.set_num_threads(n)
@@ -558,7 +696,23 @@ def _torch_bench(op, g, x, threads_list, repeat, target_ns) -> dict:
     return out
 
 
-def _check_result(op, ours: np.ndarray, ref: np.ndarray) -> bool:
+def _copy_body(dst: Array, src: Array) -> Body:
+    """The loop of a same-size memory copy (numpy's)."""
+    def copy_body(k: int) -> None:
+        for _ in range(k):
+            np.copyto(dst, src)
+    return copy_body
+
+
+def _numpy_body(op: str, g: Array, x: Array, ref: list[Array | None]) -> Body:
+    """The loop of the operator's math in numpy; the last result goes to ``ref[0]``."""
+    def np_body(k: int) -> None:
+        for _ in range(k):
+            ref[0] = numpy_op(op, g, x)
+    return np_body
+
+
+def _check_result(op: str, ours: Array, ref: Array) -> bool:
     if BENCH[op].EXACT:
         return bool(np.array_equal(ours.view(np.uint8), ref.view(np.uint8)))
     a, b = ours.astype(np.float32), ref.astype(np.float32)
@@ -577,15 +731,17 @@ FLOOR_ITEMS = (
 )
 
 
-def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> dict:
+def floor_study(hg: ModuleType, device: Device, stream: Stream, server: CppServer | None, rounds: int,
+                target_ns: float) -> dict[str, FloorCell]:
     """The 8-element float32 loops of FLOOR_OP (aclnnXxx) written with bare binding calls, no
     package code, timed in rounds with the C++ loops: what CPython + cffi alone add to C++."""
     from .._binding import ffi, lib
     g, x = _make_inputs(8, np.dtype(np.float32))
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
-    spec = op_spec(FLOOR_OP)
-    scalars = [hg.Scalar(v) for v in BENCH_OPS[FLOOR_OP][1]]
+    floor_op = _floor_op()
+    spec = op_spec(floor_op)
+    scalars = [hg.Scalar(v) for v in BENCH_OPS[floor_op][1]]
     si, ti = iter(scalars), iter((tg, tx))
     args = [to if p.role == "out" else next(si) if p.kind == "scalar" else next(ti) for p in spec.params]
     plan = spec.plan(*args, repeatable=True)
@@ -600,41 +756,41 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
         sync = lib.aclrtSynchronizeStream
         run1, fused, wait = lib.hgb_plan_run, getattr(lib, "hgb_call_" + spec.name), lib.HGB_WAIT
 
-        def plan_two_calls(k):
+        def plan_two_calls(k: int) -> None:
             for _ in range(k):
                 p2(null, 0, ex, sh)
                 sync(sh)
 
-        def plan_one_call(k):
+        def plan_one_call(k: int) -> None:
             for _ in range(k):
                 run1(po, so, wait)
 
-        def fresh_three_calls(k):
+        def fresh_three_calls(k: int) -> None:
             for _ in range(k):
                 p1(*handles, size, exe)
                 p2(null, 0, exe[0], sh)
                 sync(sh)
 
-        def fresh_one_call(k):
+        def fresh_one_call(k: int) -> None:
             for _ in range(k):
                 fused(call, so, wait, *objs)
 
-        bodies = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
+        bodies: dict[str, Body] = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
                   "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}
         # every body must really run the operator before it is timed
         for name, body in bodies.items():
             to.copy_from(np.zeros(8, np.float32))
             body(1)
-            if not _check_result(FLOOR_OP, to.numpy(), numpy_op(FLOOR_OP, g, x)):
+            if not _check_result(floor_op, to.numpy(), numpy_op(floor_op, g, x)):
                 raise RuntimeError(f"floor loop {name} did not compute the operator")
-        items = [(name, bodies[name], (FLOOR_OP, "float32", 8, cpp_mode)) for name, _, cpp_mode in FLOOR_ITEMS]
+        items = [(name, bodies[name], (floor_op, "float32", 8, cpp_mode)) for name, _, cpp_mode in FLOOR_ITEMS]
         paired = measure_paired(items, server, rounds, target_ns)
     finally:
         plan.close()
         for t in (tg, tx, to, *scalars):
             t.close()
         stream.synchronize()
-    out = {}
+    out: dict[str, FloorCell] = {}
     for name, what, cpp_mode in FLOOR_ITEMS:
         m = paired[name]
         out[name] = {"calls": what, "cpp_mode": cpp_mode, "python": m["python"], "cpp": m["cpp"],
@@ -644,11 +800,13 @@ def floor_study(hg, device, stream, server, rounds: int, target_ns: float) -> di
 
 # ---------------------------------------------------------------------------- the run
 
-def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
-        rounds: int = DEFAULT_ROUNDS, rss_calls: int = 100000, rss_budget_s: float = 30.0, cpp: bool = True, torch_: bool = True,
-        quiet: bool = False, command: str | None = None, sweep=None, paths=None, sweep_ms: float = 100.0,
+def run(sizes: Iterable[int] = DEFAULT_SIZES, dtypes: Iterable[str] = DEFAULT_DTYPES,
+        ops: Iterable[str] = DEFAULT_OPS, repeat: int = 5, target_ms: float = 200.0,
+        rounds: int = DEFAULT_ROUNDS, rss_calls: int = 100000, rss_budget_s: float = 30.0, cpp: bool = True,
+        torch_: bool = True, quiet: bool = False, command: str | None = None, sweep: Iterable[int] | None = None,
+        paths: Iterable[str] | None = None, sweep_ms: float = 100.0,
         placement: bool = True, forms: bool = True, first_calls: int = 5000, first_procs: int = 3,
-        sweep_settle_ms: float | None = None) -> dict:
+        sweep_settle_ms: float | None = None) -> dict[str, Any]:
     """Run every measurement; returns the JSON-able result (see docs/performance.md).
 
     ``sweep``: the sweep's sizes (default sections.DEFAULT_SWEEP; [] for none), timed against
@@ -689,7 +847,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
             pass
     torch_default = torch.get_num_threads() if have_torch else None
     ours_threads = our_kernel_threads()
-    result = {
+    result: dict[str, Any] = {
         "schema": SCHEMA,
         "command": command,
         "machine": {"cpus": os.cpu_count(), "machine": platform.machine(), "platform": platform.platform(),
@@ -699,14 +857,14 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
         "backend": BACKEND.name, "library_files": list(BACKEND.library_files),
         "settings": {"sizes": sizes, "dtypes": dtypes, "ops": ops, "repeat": repeat, "target_ms": target_ms,
                      "rounds": rounds, "rss_calls": rss_calls, "rss_budget_s": rss_budget_s, "sweep": sweep,
-                     "paths": paths, "sweep_ms": sweep_ms, "sweep_settle_ms": sweep_settle_ms, "placement": placement, "forms": forms,
-                     "first_calls": first_calls, "first_procs": first_procs, "torch": have_torch},
+                     "paths": paths, "sweep_ms": sweep_ms, "sweep_settle_ms": sweep_settle_ms, "placement": placement,
+                     "forms": forms, "first_calls": first_calls, "first_procs": first_procs, "torch": have_torch},
         "threads": {"ours": ours_threads, "torch_matched": ours_threads, "torch_default": torch_default},
     }
 
     device = hg.Device(0)
     stream = device.create_stream()
-    server = None
+    server: CppServer | None = None
     try:
         _progress(quiet, "trivial calls ...")
         result["trivial_call"] = trivial_calls(repeat, target_ns)
@@ -731,10 +889,12 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
             _warm_up(hg, device, stream, server, min(target_ns, 250e6))
         except CppError as exc:
             result["cpp"]["error"] = str(exc)
-            server.close()
+            if server is not None:
+                server.close()
             server = None
 
-        rows, copies = [], []
+        rows: list[dict[str, Any]] = []
+        copies: list[dict[str, Any]] = []
         for dname in dtypes:
             dt = numpy_dtype(dname)
             for n in sizes:
@@ -742,23 +902,23 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                 g, x = _make_inputs(n, dt)
                 nbytes = n * dt.itemsize
                 dst = np.empty_like(g)
-                cp = measure(lambda k: [np.copyto(dst, g) for _ in range(k)], repeat, target_ns)
+                cp = measure(_copy_body(dst, g), repeat, target_ns)
                 cp["gbps"] = gbps(2 * nbytes, cp["median_ns"])
                 copies.append({"dtype": dname, "size": n, **cp})
                 del dst
                 tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
                 outs = {op: hg.empty((n,), dname, device) for op in ops}   # one per op: results checked after
-                plans = []
+                plans: list[Plan] = []
                 try:
                     # every (op, mode) cell of this dtype and size, timed round-robin so each
                     # cell's rounds spread over the whole group's time
-                    items = []
+                    items: list[tuple[tuple[str, str], Body, Cell]] = []
                     for op in ops:
                         fresh, fresh_sync, plan = _python_op_bodies(hg, op, tg, tx, outs[op], stream)
                         plans.append(plan)
                         plan_body, plan_sync_body, async_body = _plan_bodies(plan, stream)
                         # (mode, Python body, the C++ loop it is paired with)
-                        modes = [("fresh", fresh, "fresh"), ("plan", plan_body, "plan")]
+                        modes: list[tuple[str, Body, str]] = [("fresh", fresh, "fresh"), ("plan", plan_body, "plan")]
                         if n <= ASYNC_MAX_SIZE:
                             modes += [("fresh_sync", fresh_sync, "fresh"), ("plan_sync", plan_sync_body, "plan"),
                                       ("plan_async", async_body, "plan_async")]
@@ -768,14 +928,15 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                     except CppError as exc:
                         # the C++ side failed: report it, go on with Python alone
                         result["cpp"]["error"] = str(exc)
-                        server.close()
+                        if server is not None:
+                            server.close()
                         server = None
                         paired = measure_paired(items, None, rounds, target_ns)
                     for plan in plans:
                         plan.close()
                     plans = []
                     for op in ops:
-                        row = {"op": op, "dtype": dname, "size": n, "bytes_moved": 3 * nbytes,
+                        row: dict[str, Any] = {"op": op, "dtype": dname, "size": n, "bytes_moved": 3 * nbytes,
                                "paired": {"rounds": rounds, "order": "alternating, cells round-robin"}}
                         for (op_, mode), m in paired.items():
                             if op_ != op:
@@ -786,17 +947,16 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                                 row["paired"][mode] = {"ratios": m["ratios"], "python_ns": m["python_ns"],
                                                        "cpp_ns": m["cpp_ns"]}
                         ours = outs[op].numpy()
-                        if have_torch:
+                        if have_torch and torch_default is not None:
                             row.update(_torch_bench(op, g, x, (("torch_matched", ours_threads),
                                                                 ("torch_default", torch_default)),
                                                     repeat, target_ns))
-                        ref = [None]
-
-                        def np_body(k):
-                            for _ in range(k):
-                                ref[0] = numpy_op(op, g, x)
-                        row["numpy"] = measure(np_body, repeat, target_ns)
-                        row["matches_numpy"] = _check_result(op, ours, ref[0])
+                        ref: list[Array | None] = [None]
+                        row["numpy"] = measure(_numpy_body(op, g, x, ref), repeat, target_ns)
+                        ref0 = ref[0]
+                        if ref0 is None:            # measure() runs the body at least once
+                            raise RuntimeError("the numpy loop never ran")
+                        row["matches_numpy"] = _check_result(op, ours, ref0)
                         row["copy"] = cp
                         _derive(row)
                         rows.append(row)
@@ -817,7 +977,7 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
             result["floor"] = None
         # the sections measured in worker processes (bench/sections.py); one that fails is
         # reported as such and the others still run
-        procs = {}
+        procs: dict[str, S.WorkerMemory] = {}
         result["kernel"] = {"paths": S.kernel_paths(), "info": S.info_lines()}
         for key, enabled, fn in (
                 ("forms", forms and bool(ops),
@@ -828,9 +988,9 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
                  lambda: S.sweep(ops, dtypes, sweep, paths, rounds, sweep_ms * 1e6, quiet, procs, have_torch,
                                  sweep_settle_ms)),
                 ("first_calls", first_calls > 0 and first_procs > 0 and bool(ops),
-                 lambda: S.first_calls(FLOOR_OP, first_calls, first_procs, quiet, procs)),
+                 lambda: S.first_calls(_floor_op(), first_calls, first_procs, quiet, procs)),
                 ("rss_flat", rss_calls > 0 and bool(ops),
-                 lambda: S.rss_flat(FLOOR_OP, rss_calls, rss_budget_s, quiet, procs))):
+                 lambda: S.rss_flat(_floor_op(), rss_calls, rss_budget_s, quiet, procs))):
             if not enabled:
                 result[key] = {"na": "n/a: not requested"}
                 continue
@@ -854,21 +1014,23 @@ def run(sizes=DEFAULT_SIZES, dtypes=DEFAULT_DTYPES, ops=DEFAULT_OPS, repeat: int
     return result
 
 
-def _med(row, key):
+def _med(row: Mapping[str, Any], key: str) -> float | None:
     v = row.get(key)
-    return v["median_ns"] if v else None
+    ns: float | None = v["median_ns"] if v else None
+    return ns
 
 
-def _min(row, key):
+def _min(row: Mapping[str, Any], key: str) -> float | None:
     v = row.get(key)
-    return v["min_ns"] if v else None
+    ns: float | None = v["min_ns"] if v else None
+    return ns
 
 
-def _ratio(a, b):
+def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 
 
-def _derive(row: dict) -> None:
+def _derive(row: dict[str, Any]) -> None:
     """Add GB/s and the ratios the targets use to one result row."""
     for key in ("python_fresh", "python_plan", "python_fresh_sync", "python_plan_sync", "python_plan_async",
                 "cpp_fresh", "cpp_plan", "cpp_plan_async",
@@ -898,42 +1060,46 @@ def _derive(row: dict) -> None:
             row["ratios"][key] = _median(paired[mode]["ratios"])
 
 
-def paired_ratio(row: dict, key: str):
+def paired_ratio(row: Mapping[str, Any], key: str) -> float | None:
     """The median of per-round ratios (``<key>_paired``); the ratio of medians for results
     saved before the paired method existed."""
     ra = row.get("ratios") or {}
-    v = ra.get(f"{key}_paired")
-    return v if v is not None else ra.get(key)
+    v: float | None = ra.get(f"{key}_paired")
+    if v is None:
+        v = ra.get(key)
+    return v
 
 
-def _na(section) -> str | None:
+def _na(section: object) -> str | None:
     """Why a section of the result was not measured ("n/a: ..."), or None if it was."""
     if section is None:
         return "n/a: not in this result"
-    return section.get("na") if isinstance(section, dict) else None
+    why: str | None = section.get("na") if isinstance(section, dict) else None
+    return why
 
 
-def evaluate_targets(result: dict) -> list[dict]:
+def evaluate_targets(result: Mapping[str, Any]) -> list[Target]:
     """The issue's targets, each with the worst measured case, met or not, and the margin:
     ``measured`` (the worst cell), ``where`` (that cell), ``met`` (None: not measured, then
     ``why``), ``margin`` (measured / required) and ``headroom`` (the fraction by which the worst
     cell beats the requirement; negative: by which it misses), ``note`` (coverage: sizes not
     measured, calls fewer than asked)."""
-    out = []
+    out: list[Target] = []
 
-    def add(name, want, cmp, cells, why=None, note=None):
-        cells = [(v, where) for v, where in cells if v is not None]
-        if not cells:
+    def add(name: str, want: float, cmp: str, cells: Iterable[tuple[float | None, str]], why: str | None = None,
+            note: str | None = None) -> None:
+        known = [(v, where) for v, where in cells if v is not None]
+        if not known:
             out.append({"target": name, "required": f"{cmp} {want}", "measured": None, "met": None, "where": None,
                         "margin": None, "headroom": None, "why": why or "n/a: no cell measured", "note": note})
             return
-        v, where = (min(cells) if cmp == ">=" else max(cells))
+        v, where = (min(known) if cmp == ">=" else max(known))
         met = v >= want if cmp == ">=" else v <= want
         head = (v - want) / want if cmp == ">=" else (want - v) / want
         out.append({"target": name, "required": f"{cmp} {want}", "measured": v, "met": met, "where": where,
                     "margin": v / want, "headroom": head, "why": None, "note": note})
 
-    def cell(r):
+    def cell(r: Mapping[str, Any]) -> str:
         return f"{r['op']} {r['dtype']} {size_label(r['size'])}"
 
     sw = result.get("sweep")
@@ -959,14 +1125,16 @@ def evaluate_targets(result: dict) -> list[dict]:
     frows = (fm or {}).get("results", [])
     fwhy = _na(fm)
 
-    def form_cells(form, value):
+    def form_cells(form: str, value: Callable[[Any], float | None]) -> list[tuple[float | None, str]]:
         return [(value(r), f"{r['op'] or ''} {r['dtype']}".strip()) for r in frows if r["form"] == form]
 
-    def form_why(form):
+    def form_why(form: str) -> str | None:
         nas = [r.get("na") for r in frows if r["form"] == form and r.get("na")]
-        return fwhy or (nas[0] if nas else None)
+        why: str | None = fwhy or (nas[0] if nas else None)
+        return why
     add("numpy in, numpy out at 8 elements, us per call", 15.0, "<=",
-        form_cells("numpy", lambda r: r["sides"]["numpy"]["median_ns"] / 1e3 if r["sides"] else None), form_why("numpy"))
+        form_cells("numpy", lambda r: r["sides"]["numpy"]["median_ns"] / 1e3 if r["sides"] else None),
+        form_why("numpy"))
     add("Tensor one-call without out= / PyTorch eager without out=, 8 elements", 1.5, "<=",
         form_cells("noout", lambda r: r["ratio"]), form_why("noout"))
     add("one-call with out= and sync=True / C++ fresh-plan loop, 8 elements", 2.5, "<=",
@@ -977,7 +1145,8 @@ def evaluate_targets(result: dict) -> list[dict]:
     add("caller and stream worker on one CPU / on two CPUs, 8 elements", 3.0, "<=",
         [(r["ratio"], f"{r['op']} {r['side']} {r['form']}") for r in (pl or {}).get("results", [])], _na(pl))
     add("allocate + free of an 8-element tensor from Python, us", 2.0, "<=",
-        form_cells("alloc", lambda r: r["sides"]["alloc"]["median_ns"] / 1e3 if r["sides"] else None), form_why("alloc"))
+        form_cells("alloc", lambda r: r["sides"]["alloc"]["median_ns"] / 1e3 if r["sides"] else None),
+        form_why("alloc"))
     rs = result.get("rss_flat")
     rrows = [r for r in (rs or {}).get("results", []) if r.get("change_pct") is not None]
     fewer = [f"{r['form']} {r['calls']}" for r in rrows if r.get("reduced")]
@@ -999,33 +1168,35 @@ def evaluate_targets(result: dict) -> list[dict]:
 
 # ---------------------------------------------------------------------------- output
 
-def _us(ns):
+def _us(ns: float | None) -> str:
     if ns is None:
         return "-"
     us = ns / 1000.0
     return f"{us:.3g}" if us < 1000 else f"{us:,.0f}"
 
 
-def _pct(v):
+def _pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.0f}%"
 
 
-def _x(v, digits=2):
+def _x(v: float | None, digits: int = 2) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
 
 
 COLUMNS = ("op", "dtype", "n", "py fresh", "py plan", "C++ fresh", "C++ plan", "py/C++ fresh",
-           "py/C++ plan", "py fresh s", "py plan s", "py/C++ fresh s", "py/C++ plan s", "py async", "C++ async", "torch mt", "torch dt", "numpy", "copy", "GB/s ours",
-           "GB/s copy", "of copy", "x torch mt", "x torch dt", "x numpy")
+           "py/C++ plan", "py fresh s", "py plan s", "py/C++ fresh s", "py/C++ plan s", "py async", "C++ async",
+           "torch mt", "torch dt", "numpy", "copy", "GB/s ours", "GB/s copy", "of copy", "x torch mt", "x torch dt",
+           "x numpy")
 
 
-def table_rows(result: dict) -> list[tuple[str, ...]]:
-    out = []
+def table_rows(result: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
     for r in result["results"]:
         ra = r["ratios"]
         out.append((r["op"], r["dtype"], size_label(r["size"]), _us(_med(r, "python_fresh")),
                     _us(_med(r, "python_plan")), _us(_med(r, "cpp_fresh")), _us(_med(r, "cpp_plan")),
-                    _x(paired_ratio(r, "python_fresh_over_cpp_fresh")), _x(paired_ratio(r, "python_plan_over_cpp_plan")),
+                    _x(paired_ratio(r, "python_fresh_over_cpp_fresh")),
+                    _x(paired_ratio(r, "python_plan_over_cpp_plan")),
                     _us(_med(r, "python_fresh_sync")), _us(_med(r, "python_plan_sync")),
                     _x(ra.get("python_fresh_sync_over_cpp_fresh_paired")),
                     _x(ra.get("python_plan_sync_over_cpp_plan_paired")),
@@ -1038,23 +1209,25 @@ def table_rows(result: dict) -> list[tuple[str, ...]]:
     return out
 
 
-def format_table(columns, rows, markdown: bool = False, left: int = 3) -> list[str]:
+def format_table(columns: Sequence[str], rows: Iterable[Iterable[object]], markdown: bool = False,
+                 left: int = 3) -> list[str]:
     """Lines of a table: the first ``left`` columns left-aligned, the others right-aligned."""
-    rows = [tuple(str(c) for c in r) for r in rows]
+    text = [tuple(str(c) for c in r) for r in rows]
     if markdown:
         return (["| " + " | ".join(columns) + " |",
                  "|" + "|".join("---" if i < left else "---:" for i in range(len(columns))) + "|"]
-                + ["| " + " | ".join(r) + " |" for r in rows])
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
+                + ["| " + " | ".join(r) + " |" for r in text])
+    widths = [max(len(c), *(len(r[i]) for r in text)) if text else len(c) for i, c in enumerate(columns)]
 
-    def fmt(cells):
+    def fmt(cells: Sequence[str]) -> str:
         return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    return [fmt(columns)] + [fmt(r) for r in rows]
+    return [fmt(columns)] + [fmt(r) for r in text]
 
 
-def format_report(result: dict, markdown: bool = False) -> str:
+def format_report(result: Mapping[str, Any], markdown: bool = False) -> str:
     """The table (times are medians in microseconds per call) plus the summary lines."""
-    lines = format_table(COLUMNS, table_rows(result), markdown) if result.get("results") else ["(no main table: --sizes none)"]
+    lines = (format_table(COLUMNS, table_rows(result), markdown) if result.get("results")
+             else ["(no main table: --sizes none)"])
     th = result.get("threads", {})
     lines.append("")
     lines.append(f"times: median us per call (synchronised); torch mt = {th.get('torch_matched')} threads "
@@ -1098,7 +1271,7 @@ def format_report(result: dict, markdown: bool = False) -> str:
     lines.append("")
     lines.append("targets (worst cell of each; headroom: by how much the worst cell beats the requirement, "
                  "negative: misses it):")
-    trows = []
+    trows: list[tuple[str, ...]] = []
     for t in result.get("targets", []):
         met = "n/a" if t["met"] is None else "met" if t["met"] else "MISS"
         head = t.get("headroom")
@@ -1116,9 +1289,9 @@ def format_report(result: dict, markdown: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _ns(stats):
+def _ns(stats: Mapping[str, Any]) -> str:
     return f"{stats['median_ns']:.1f} ns"
 
 
-def _load(v):
+def _load(v: Sequence[float] | None) -> str:
     return "-" if not v else "/".join(f"{x:.2f}" for x in v)

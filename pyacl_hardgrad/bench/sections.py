@@ -13,9 +13,12 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, Optional, TypedDict
 
 from . import runner as R
+from .runner import Stats
 
 # The size series of the sweep: 8 (the small-call size everywhere else in the bench), then
 # every power of 4 from 16 to 64M.
@@ -25,7 +28,7 @@ DEFAULT_SWEEP = "8..16M"
 # Every kernel path the embedded runtime has (PYACL_HARDGRAD_KERNEL_ISA values).
 KERNEL_PATHS = ("scalar", "avx2", "avx512", "neon")
 # The forms at 8 elements: (form, what it is compared with, the side label of that).
-FORM_ITEMS = (
+FORM_ITEMS: tuple[tuple[str, str | None], ...] = (
     ("numpy", None),
     ("noout", "torch_eager"),
     ("out_s", "cpp_fresh"),
@@ -39,6 +42,174 @@ FIRST_FORMS = ("out_s", "noout")
 
 class WorkerError(RuntimeError):
     """A worker process failed or answered with an error."""
+
+
+class WorkerMemory(TypedDict):
+    """A process's peak and current resident set (KiB; None where /proc does not say)."""
+    vmhwm_kib: Optional[int]
+    vmrss_kib: Optional[int]
+
+
+class NotMeasured(TypedDict):
+    """A section that was not measured, and why ("n/a: ...")."""
+    na: str
+
+
+class IsaTrace(TypedDict):
+    """A ``kernel isa`` line of a worker's stderr: the process-wide path and the value asked for."""
+    path: str
+    requested: Optional[str]
+    line: str
+
+
+class RowChoice(TypedDict):
+    """A per-row line of the trace: the path one kernel row chose, and why."""
+    function: str
+    dtypes: str
+    path: str
+    reason: Optional[str]
+    line: str
+
+
+class _SweepRatiosCore(TypedDict):
+    ours_over_torch: Optional[float]
+    call_over_torch: Optional[float]
+    fraction_of_copy: Optional[float]
+    path_over_auto: dict[str, float]
+
+
+class SweepRatios(_SweepRatiosCore, total=False):
+    """A sweep row's ratios (medians of per-round ratios); fastest_path adds the last two."""
+    fastest_path: Optional[str]
+    auto_over_fastest: Optional[float]
+
+
+class _SweepRowCore(TypedDict):
+    op: str
+    dtype: str
+    size: int
+    bytes_moved: int
+    ours: Stats
+    ours_call: Stats
+    torch: Optional[Stats]
+    copy: dict[str, Stats]
+    paths: dict[str, Stats]
+    rounds: dict[str, list[float]]
+    copy_rounds: list[float]
+    matches_numpy: dict[str, Optional[bool]]
+
+
+class SweepRow(_SweepRowCore, total=False):
+    """One op x dtype x size of the sweep: each side's stats and rounds, the ratios, GB/s (set
+    after the row is made, in this order: settle_ms, ratios, gbps; auto_path by fastest_path)."""
+    settle_ms: dict[str, float]
+    ratios: SweepRatios
+    gbps: Optional[float]
+    auto_path: Optional[str]
+
+
+class Skipped(TypedDict):
+    """A sweep cell (or its forced paths) left out: for memory, or after an error."""
+    dtype: str
+    size: int
+    what: str
+    why: str
+
+
+class _SweepCore(TypedDict):
+    sizes: list[int]
+    paths: dict[str, Optional[str]]
+    forced: list[str]
+    results: list[SweepRow]
+    skipped: list[Skipped]
+    auto_path: Optional[str]
+    trace: dict[str, list[str]]
+    torch_worker: Optional[str]
+    settle_ms: float
+
+
+class SweepSection(_SweepCore, total=False):
+    """The result's ``sweep`` object (see sweep())."""
+    threads: dict[str, Optional[int]]
+    error: str
+    torch_imported: dict[str, Optional[bool]]
+    auto_rows: list[RowChoice]
+
+
+class PlacementRow(TypedDict):
+    op: str
+    side: str
+    form: str
+    one_cpu: Stats
+    two_cpus: Stats
+    ratio: float
+    rounds: dict[str, list[float]]
+
+
+class _PlacementCore(TypedDict):
+    one_cpu: list[int]
+    two_cpus: list[int]
+    results: list[PlacementRow]
+
+
+class PlacementSection(_PlacementCore, total=False):
+    """The result's ``placement`` object; ``cpp``: why the C++ side is missing."""
+    cpp: Optional[str]
+
+
+class _FormRowCore(TypedDict):
+    op: Optional[str]
+    dtype: str
+    size: int
+    form: str
+    sides: dict[str, Stats]
+    against: Optional[str]
+    ratio: Optional[float]
+
+
+class FormRow(_FormRowCore, total=False):
+    """One form at 8 elements: its sides' stats and rounds, the ratio to what it is compared
+    with, or why not (``na``)."""
+    rounds: dict[str, list[float]]
+    na: str
+
+
+class _FormsCore(TypedDict):
+    results: list[FormRow]
+
+
+class FormsSection(_FormsCore, total=False):
+    """The result's ``forms`` object; ``matches_numpy``: {dtype: {op: result checked}}."""
+    matches_numpy: dict[str, dict[str, bool]]
+
+
+class FirstCallsRow(TypedDict):
+    op: str
+    form: str
+    runs: list[dict[str, Any]]          # the workers' answers (worker.FirstCalls)
+    mean_ns: float
+    steady_ns: float
+    first_call_ns: float
+
+
+class FirstCallsSection(TypedDict):
+    """The result's ``first_calls`` object."""
+    calls: int
+    processes: int
+    results: list[FirstCallsRow]
+
+
+class _RssCore(TypedDict):
+    op: str
+    requested_calls: int
+    budget_s: float
+    results: list[dict[str, Any]]       # {form, ...the worker's answer (worker.RssOver)} or why not
+
+
+class RssSection(_RssCore, total=False):
+    """The result's ``rss_flat`` object; ``memory_stats``: the worker's hg.memory_stats() or why not."""
+    start: WorkerMemory
+    memory_stats: object
 
 
 def parse_sweep(text: str) -> list[int]:
@@ -61,7 +232,7 @@ def parse_sweep(text: str) -> list[int]:
     return sorted({R.parse_size(v) for v in t.split(",") if v.strip()})
 
 
-def kernel_paths(cpuinfo: str | None = None, machine: str | None = None) -> dict:
+def kernel_paths(cpuinfo: str | None = None, machine: str | None = None) -> dict[str, str | None]:
     """{path: None if this CPU has it, else why not}: the CPU features each path needs (as
     kernel_isa.c tests them: AVX2 with AVX and F16C; AVX-512 F/DQ/BW/VL; NEON on aarch64)."""
     machine = machine or platform.machine()
@@ -70,12 +241,12 @@ def kernel_paths(cpuinfo: str | None = None, machine: str | None = None) -> dict
             cpuinfo = Path("/proc/cpuinfo").read_text()
         except OSError:
             cpuinfo = ""
-    flags = set()
+    flags: set[str] = set()
     for line in cpuinfo.splitlines():
         if line.split(":")[0].strip() in ("flags", "Features"):
             flags |= set(line.split(":", 1)[1].split())
     need = {"avx2": ("avx", "avx2", "f16c"), "avx512": ("avx512f", "avx512dq", "avx512bw", "avx512vl")}
-    out = {"scalar": None}
+    out: dict[str, str | None] = {"scalar": None}
     for path in ("avx2", "avx512"):
         if machine not in ("x86_64", "AMD64"):
             out[path] = f"n/a: not an x86_64 CPU ({machine})"
@@ -86,10 +257,10 @@ def kernel_paths(cpuinfo: str | None = None, machine: str | None = None) -> dict
     return out
 
 
-def parse_isa_trace(text: str) -> list[dict]:
+def parse_isa_trace(text: str) -> list[IsaTrace]:
     """The PYACL_HARDGRAD_KERNEL_ISA_TRACE lines of a worker's stderr:
     ``kernel isa <path> (requested <value>)``, and any further words on the line (kept raw)."""
-    out = []
+    out: list[IsaTrace] = []
     for line in text.splitlines():
         m = re.search(r"kernel isa (\w+)(?: \(requested ([^)]*)\))?(.*)", line)
         if m:
@@ -97,10 +268,10 @@ def parse_isa_trace(text: str) -> list[dict]:
     return out
 
 
-def parse_row_choices(text: str) -> list[dict]:
+def parse_row_choices(text: str) -> list[RowChoice]:
     """The per-row lines of the trace, ``kernel <aclnn function> <dtypes>: <path> (<reason>)``:
     the path each kernel row chose when the process-wide setting is ``auto``."""
-    out = []
+    out: list[RowChoice] = []
     for line in text.splitlines():
         m = re.search(r"kernel (aclnn\w+) (\S+): (\w+)(?: \((.*)\))?", line)
         if m:
@@ -124,7 +295,7 @@ def _package_path() -> str:
     return str(Path(pyacl_hardgrad.__file__).resolve().parent.parent)
 
 
-def child_env(extra: dict | None = None) -> dict:
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a worker: this one, the imported package first on the path (so the
     child runs the same install), the kernel path trace on, plus ``extra``."""
     env = dict(os.environ)
@@ -137,7 +308,7 @@ def child_env(extra: dict | None = None) -> dict:
 class WorkerProc:
     """A worker process (bench/worker.py): one JSON request per line, one JSON answer back."""
 
-    def __init__(self, label: str, env: dict | None = None, cpus=None):
+    def __init__(self, label: str, env: Mapping[str, str] | None = None, cpus: Collection[int] | None = None) -> None:
         self.label = label
         self.err = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([sys.executable, "-m", "pyacl_hardgrad.bench.worker"], stdin=subprocess.PIPE,
@@ -146,12 +317,12 @@ class WorkerProc:
         self.ask(None)                       # the "ready" line
         self.hello = self.ask({"cmd": "hello"})
 
-    def ask(self, req: dict | None) -> dict:
+    def ask(self, req: Mapping[str, object] | None) -> dict[str, Any]:
         line = R.exchange(self.proc, None if req is None else json.dumps(req) + "\n", WorkerError,
                           f"worker {self.label}")
         if not line:
             raise WorkerError(f"worker {self.label} exited (status {self.proc.poll()}): {self.stderr()[-2000:]}")
-        data = json.loads(line)
+        data: dict[str, Any] = json.loads(line)
         if "error" in data:
             raise WorkerError(f"worker {self.label}: {(req or {}).get('cmd', 'start')}: {data['error']}")
         return data
@@ -163,13 +334,13 @@ class WorkerProc:
         self.err.seek(0, 2)
         return text
 
-    def isa_trace(self) -> list[dict]:
+    def isa_trace(self) -> list[IsaTrace]:
         return parse_isa_trace(self.stderr())
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         return self.ask({"cmd": "status"})
 
-    def close(self) -> dict | None:
+    def close(self) -> dict[str, Any] | None:
         """Quit; the last status (peak RSS) first, if the worker still answers."""
         st = None
         try:
@@ -187,31 +358,33 @@ class WorkerSide:
     any more (worker.settle, at most that long), so nothing of it competes with the side timed
     next; ``settles`` keeps the ns each batch's pause took."""
 
-    def __init__(self, label: str, worker: WorkerProc, body: str, settle_ms: float = 0.0):
+    def __init__(self, label: str, worker: WorkerProc, body: str, settle_ms: float = 0.0) -> None:
         self.label, self.worker, self.body, self.settle_ms = label, worker, body, settle_ms
-        self.settles = []
+        self.settles: list[float] = []
 
-    def _req(self, **kw) -> dict:
+    def _req(self, **kw: object) -> dict[str, object]:
         req = {"body": self.body, **kw}
         if self.settle_ms:
             req["settle_ms"] = self.settle_ms
         return req
 
     def calibrate(self, ns: float) -> int:
-        return self.worker.ask(self._req(cmd="cal", ns=ns))["iters"]
+        iters: int = self.worker.ask(self._req(cmd="cal", ns=ns))["iters"]
+        return iters
 
     def batch(self, k: int, warm: bool) -> float:
         ans = self.worker.ask(self._req(cmd="time", k=k, warm=warm))
         if "settle_ns" in ans:
             self.settles.append(ans["settle_ns"])
-        return ans["ns"]
+        ns: float = ans["ns"]
+        return ns
 
 
-def _stats(side: dict) -> dict:
+def _stats(side: R.SideTimes) -> Stats:
     return R.round_stats(side["ns"], side["iters"])
 
 
-def _record(workers: dict, label: str, st: dict | None) -> None:
+def _record(workers: dict[str, WorkerMemory], label: str, st: Mapping[str, Any] | None) -> None:
     if st is not None:
         workers[label] = {"vmhwm_kib": st.get("vmhwm_kib"), "vmrss_kib": st.get("vmrss_kib")}
 
@@ -236,8 +409,9 @@ def sweep_memory_need(n: int, itemsize: int, ops: int, forced: int, torch: bool 
 DEFAULT_SETTLE_MS = 50.0
 
 
-def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool, procs: dict,
-          torch: bool = True, settle_ms: float = DEFAULT_SETTLE_MS) -> dict:
+def sweep(ops: Sequence[str], dtypes: Iterable[str], sizes: Sequence[int], paths: Iterable[str], rounds: int,
+          target_ns: float, quiet: bool, procs: dict[str, WorkerMemory], torch: bool = True,
+          settle_ms: float = DEFAULT_SETTLE_MS) -> SweepSection:
     """ours (the repeatable plan's run(sync=True), and the one-call with out= and sync=True)
     against PyTorch (out=, matched threads) and a copy of the same size (numpy's and PyTorch's;
     the faster per round), and each forced kernel path against the automatic choice, per
@@ -247,7 +421,7 @@ def sweep(ops, dtypes, sizes, paths, rounds: int, target_ns: float, quiet: bool,
     have gone quiet (``settle_ms`` at most; 0: no pause)."""
     avail = kernel_paths()
     forced = [p for p in paths if avail.get(p) is None]
-    out = {"sizes": list(sizes), "paths": {p: avail.get(p, "n/a: unknown path") for p in paths},
+    out: SweepSection = {"sizes": list(sizes), "paths": {p: avail.get(p, "n/a: unknown path") for p in paths},
            "forced": forced, "results": [], "skipped": [], "auto_path": None, "trace": {},
            "torch_worker": None, "settle_ms": settle_ms}
     if not sizes:
@@ -316,7 +490,8 @@ def _torch_loaded(w: WorkerProc) -> bool | None:
         return None
 
 
-def sweep_items(workers: dict, forced, ops, have: dict, settle_ms: float) -> list:
+def sweep_items(workers: Mapping[str, WorkerProc], forced: Iterable[str], ops: Iterable[str],
+                have: Mapping[str, Iterable[str]], settle_ms: float) -> list[tuple[str, list[WorkerSide]]]:
     """The timed items of one sweep group (runner.timed_rounds): per operator ours
     (``<op>:plan_s``) and the one-call (``<op>:out_s``) in the ``auto`` worker, PyTorch's call
     (``<op>:torch``) in the ``torch`` worker and the repeatable plan in each forced-path worker;
@@ -325,9 +500,9 @@ def sweep_items(workers: dict, forced, ops, have: dict, settle_ms: float) -> lis
     torch_w = workers.get("torch")
     has = {label: set(have.get(label, ())) for label in workers}
 
-    def side(label, worker, body):
+    def side(label: str, worker: str, body: str) -> WorkerSide:
         return WorkerSide(label, workers[worker], body, settle_ms)
-    items = []
+    items: list[tuple[str, list[WorkerSide]]] = []
     for op in ops:
         sides = [side("ours", "auto", f"{op}:plan_s"), side("ours_call", "auto", f"{op}:out_s")]
         if torch_w is not None and f"{op}:torch" in has["torch"]:
@@ -341,10 +516,12 @@ def sweep_items(workers: dict, forced, ops, have: dict, settle_ms: float) -> lis
     return items
 
 
-def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, settle_ms, threads) -> list[dict]:
+def _sweep_group(workers: Mapping[str, WorkerProc], forced: Sequence[str], ops: Sequence[str], dname: str, n: int,
+                 rounds: int, target_ns: float, settle_ms: float, threads: dict[str, int | None]) -> list[SweepRow]:
     auto, torch_w = workers["auto"], workers.get("torch")
-    have = {"auto": auto.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s", "out_s"],
-                              "torch": False, "copy": True})["bodies"]}
+    have: dict[str, list[str]] = {
+        "auto": auto.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["plan_s", "out_s"],
+                          "torch": False, "copy": True})["bodies"]}
     threads.setdefault("ours", auto.hello.get("threads"))
     if torch_w is not None:
         g = torch_w.ask({"cmd": "group", "dtype": dname, "n": n, "ops": ops, "forms": ["torch"], "torch": True,
@@ -356,7 +533,7 @@ def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, settle_ms, t
     items = sweep_items(workers, forced, ops, have, settle_ms)
     res = R.timed_rounds(items, rounds, target_ns)
     settles = {(name, s.label): s.settles for name, sides in items for s in sides}
-    matches = {"auto": auto.ask({"cmd": "check"})["matches"]}
+    matches: dict[str, dict[str, bool]] = {"auto": auto.ask({"cmd": "check"})["matches"]}
     for p in forced:
         matches[p] = workers[p].ask({"cmd": "check"})["matches"]
         workers[p].ask({"cmd": "drop"})
@@ -366,18 +543,20 @@ def _sweep_group(workers, forced, ops, dname, n, rounds, target_ns, settle_ms, t
     return sweep_rows(res, ops, dname, n, forced, matches, settles)
 
 
-def sweep_rows(res: dict, ops, dname: str, n: int, forced, matches: dict, settles: dict | None = None) -> list[dict]:
+def sweep_rows(res: Mapping[str, Mapping[str, R.SideTimes]], ops: Iterable[str], dname: str, n: int,
+               forced: Iterable[str], matches: Mapping[str, Mapping[str, bool]],
+               settles: Mapping[tuple[str, str], list[float]] | None = None) -> list[SweepRow]:
     """The sweep's result rows of one dtype and size from timed_rounds' answer: the stats per
     side and the ratios, each the median of the per-round ratios of its two sides."""
     copy = res["copy"]
     copy_ns = [min(v) for v in zip(*(copy[c]["ns"] for c in copy))]
     itemsize = R.numpy_dtype(dname).itemsize
-    rows = []
+    rows: list[SweepRow] = []
     for op in ops:
         r = res[op]
         nbytes = R.tensor_count(op) * n * itemsize
         ours = r["ours"]["ns"]
-        row = {"op": op, "dtype": dname, "size": n, "bytes_moved": nbytes,
+        row: SweepRow = {"op": op, "dtype": dname, "size": n, "bytes_moved": nbytes,
                "ours": _stats(r["ours"]), "ours_call": _stats(r["ours_call"]),
                "torch": _stats(r["torch"]) if "torch" in r else None,
                "copy": {c: _stats(copy[c]) for c in copy},
@@ -389,7 +568,7 @@ def sweep_rows(res: dict, ops, dname: str, n: int, forced, matches: dict, settle
             # the median pause (ms) after each side's batches before its worker's threads slept
             row["settle_ms"] = {label: R._median(v) / 1e6 for (name, label), v in settles.items()
                                 if v and name in (op, "copy")}
-        ra = {"ours_over_torch": R._median(R.per_round(ours, r["torch"]["ns"])) if "torch" in r else None,
+        ra: SweepRatios = {"ours_over_torch": R._median(R.per_round(ours, r["torch"]["ns"])) if "torch" in r else None,
               "call_over_torch": R._median(R.per_round(r["ours_call"]["ns"], r["torch"]["ns"])) if "torch" in r
               else None,
               # GB/s of ours over GB/s of the copy (2 arrays of n), per round
@@ -402,7 +581,7 @@ def sweep_rows(res: dict, ops, dname: str, n: int, forced, matches: dict, settle
     return rows
 
 
-def row_auto_path(row: dict, auto_rows: list[dict], fallback: str | None) -> str | None:
+def row_auto_path(row: SweepRow, auto_rows: Iterable[RowChoice], fallback: str | None) -> str | None:
     """The path the automatic worker's kernel row of this sweep row ran (each row chooses its
     own; ``fallback``, the path most rows chose, when the trace does not name this one)."""
     from ..dtypes import acl_name, to_acl
@@ -414,7 +593,7 @@ def row_auto_path(row: dict, auto_rows: list[dict], fallback: str | None) -> str
     return fallback
 
 
-def fastest_path(row: dict, auto_path: str | None) -> None:
+def fastest_path(row: SweepRow, auto_path: str | None) -> None:
     """Adds to a sweep row's ratios ``fastest_path`` (the forced path with the lowest median, or
     ``auto`` when none beats the automatic choice) and ``auto_over_fastest`` (how much slower
     the automatic choice is than that path; 1.0 when it is the fastest or when the fastest is
@@ -433,7 +612,8 @@ def fastest_path(row: dict, auto_path: str | None) -> None:
 
 # ---------------------------------------------------------------------------- placement
 
-def placement(ops, rounds: int, target_ns: float, cpp: bool, quiet: bool, procs: dict) -> dict:
+def placement(ops: Sequence[str], rounds: int, target_ns: float, cpp: bool, quiet: bool,
+              procs: dict[str, WorkerMemory]) -> PlacementSection | NotMeasured:
     """8-element float32 calls with the caller and the stream worker on one CPU (the worker
     process pinned with sched_setaffinity before its runtime starts) against two CPUs."""
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -441,11 +621,11 @@ def placement(ops, rounds: int, target_ns: float, cpp: bool, quiet: bool, procs:
         return {"na": f"n/a: this process may run on {len(cpus) or 'an unknown number of'} CPU(s); two are needed"}
     one, two = {cpus[0]}, {cpus[0], cpus[1]}
     R._progress(quiet, f"placement: one CPU ({cpus[0]}) against two ({cpus[0]},{cpus[1]}) ...")
-    out = {"one_cpu": sorted(one), "two_cpus": sorted(two), "results": []}
+    out: PlacementSection = {"one_cpu": sorted(one), "two_cpus": sorted(two), "results": []}
     w1, w2 = WorkerProc("placement-one-cpu", cpus=one), WorkerProc("placement-two-cpus", cpus=two)
-    servers = []
+    servers: list[R.CppServer] = []
     try:
-        items = []
+        items: list[tuple[tuple[str, str, str], list[R.Side]]] = []
         for w in (w1, w2):
             w.ask({"cmd": "group", "dtype": "float32", "n": 8, "ops": ops, "forms": ["out_s", "plan_s"]})
         for op in ops:
@@ -481,12 +661,13 @@ def placement(ops, rounds: int, target_ns: float, cpp: bool, quiet: bool, procs:
 
 # ---------------------------------------------------------------------------- the forms
 
-def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs: dict, torch: bool = True) -> dict:
+def forms(ops: Sequence[str], dtypes: Iterable[str], rounds: int, target_ns: float, server: R.CppServer | None,
+          quiet: bool, procs: dict[str, WorkerMemory], torch: bool = True) -> FormsSection:
     """The forms users type, at 8 elements, in a worker of their own: numpy in/out; the
     one-call without out= against PyTorch eager without out=; the one-call with out= and
     sync=True against the C++ fresh-plan loop; a repeatable plan's run(sync=True) against the
     C++ repeatable loop; allocate + free of a tensor against the same four calls from C."""
-    out = {"results": []}
+    out: FormsSection = {"results": []}
     w = WorkerProc("forms")
     try:
         for dname in dtypes:
@@ -494,7 +675,7 @@ def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs
             g = w.ask({"cmd": "group", "dtype": dname, "n": 8, "ops": ops, "torch": torch,
                        "forms": ["numpy", "noout", "out_s", "plan_s", "torch_eager", "torch", "alloc"]})
             have, na = set(g["bodies"]), g["na"]
-            items = []
+            items: list[tuple[tuple[str | None, str, str | None], list[R.Side]]] = []
             for op in ops:
                 for form, against in FORM_ITEMS:
                     if f"{op}:{form}" not in have:
@@ -502,8 +683,8 @@ def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs
                                                "against": None, "ratio": None,
                                                "na": na.get(f"{op}:{form}", "n/a: not measured")})
                         continue
-                    sides = [WorkerSide(form, w, f"{op}:{form}")]
-                    ref = None
+                    sides: list[R.Side] = [WorkerSide(form, w, f"{op}:{form}")]
+                    ref: R.Side | None = None
                     if against == "torch_eager":
                         if f"{op}:torch_eager" in have:
                             ref = WorkerSide("torch_eager", w, f"{op}:torch_eager")
@@ -515,7 +696,7 @@ def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs
                         sides.append(WorkerSide("torch_out", w, f"{op}:torch"))
                     items.append(((op, form, against), sides))
             if "alloc" in have:
-                alloc = [WorkerSide("alloc", w, "alloc")]
+                alloc: list[R.Side] = [WorkerSide("alloc", w, "alloc")]
                 if server is not None:
                     alloc.insert(0, R.CppSide("cpp_alloc", server, (ops[0], dname, 8, "alloc")))
                 items.append(((None, "alloc", "cpp_alloc"), alloc))
@@ -523,15 +704,16 @@ def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs
                 out["results"].append({"op": None, "dtype": dname, "size": 8, "form": "alloc", "sides": {},
                                        "against": None, "ratio": None, "na": na.get("alloc", "n/a: not measured")})
             res = R.timed_rounds(items, rounds, target_ns)
-            for (op, form, against), _ in items:
-                r = res[op, form, against]
-                row = {"op": op, "dtype": dname, "size": 8, "form": form,
-                       "sides": {k: _stats(v) for k, v in r.items()}, "rounds": {k: v["ns"] for k, v in r.items()},
-                       "against": against if against in r else None, "ratio": None}
-                if against in r:
+            for (item_op, form, against), _ in items:
+                r = res[item_op, form, against]
+                row: FormRow = {"op": item_op, "dtype": dname, "size": 8, "form": form,
+                                "sides": {k: _stats(v) for k, v in r.items()},
+                                "rounds": {k: v["ns"] for k, v in r.items()},
+                                "against": against if against in r else None, "ratio": None}
+                if against is not None and against in r:
                     row["ratio"] = R._median(R.per_round(r[form]["ns"], r[against]["ns"]))
                 elif against == "torch_eager":
-                    row["na"] = na.get(f"{op}:torch_eager", "n/a: no PyTorch")
+                    row["na"] = na.get(f"{item_op}:torch_eager", "n/a: no PyTorch")
                 elif against:
                     row["na"] = "n/a: no C++ loop"
                 out["results"].append(row)
@@ -542,16 +724,16 @@ def forms(ops, dtypes, rounds: int, target_ns: float, server, quiet: bool, procs
     return out
 
 
-def first_calls(op, calls: int, nprocs: int, quiet: bool, procs: dict) -> dict:
+def first_calls(op: str, calls: int, nprocs: int, quiet: bool, procs: dict[str, WorkerMemory]) -> FirstCallsSection:
     """The first ``calls`` calls of FIRST_FORMS in fresh processes (the worker imports the
     package, opens device 0 and a stream, makes the 8-element float32 tensors; then its first
     call is timed), ``nprocs`` processes per form; the median over processes of their means."""
-    out = {"calls": calls, "processes": nprocs, "results": []}
+    out: FirstCallsSection = {"calls": calls, "processes": nprocs, "results": []}
     if calls <= 0 or nprocs <= 0:
         return out
     R._progress(quiet, f"first {calls} calls of a fresh process ...")
     for form in FIRST_FORMS:
-        runs = []
+        runs: list[dict[str, Any]] = []
         for i in range(nprocs):
             w = WorkerProc(f"first-{form}-{i}")
             try:
@@ -566,11 +748,11 @@ def first_calls(op, calls: int, nprocs: int, quiet: bool, procs: dict) -> dict:
     return out
 
 
-def rss_flat(op, calls: int, budget_s: float, quiet: bool, procs: dict) -> dict:
+def rss_flat(op: str, calls: int, budget_s: float, quiet: bool, procs: dict[str, WorkerMemory]) -> RssSection:
     """VmRSS before and after ``calls`` calls of each of RSS_FORMS (8-element float32) in a
     worker that runs nothing else (no PyTorch: its resident size is the package's), the time
     budget shared by the forms (a form gets what the earlier ones left, split evenly)."""
-    out = {"op": op, "requested_calls": calls, "budget_s": budget_s, "results": []}
+    out: RssSection = {"op": op, "requested_calls": calls, "budget_s": budget_s, "results": []}
     if calls <= 0:
         return out
     R._progress(quiet, f"RSS over {calls} calls of each form ...")
@@ -609,11 +791,11 @@ def info_lines() -> list[str]:
 
 # ---------------------------------------------------------------------------- the report
 
-def _r(v, digits=2):
+def _r(v: float | None, digits: int = 2) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
 
 
-def _measured(lines: list, section, name: str) -> bool:
+def _measured(lines: list[str], section: Mapping[str, Any] | None, name: str) -> bool:
     """Whether a section is to be printed: absent (an older result) or n/a (said on one line) not."""
     if section is None:
         return False
@@ -624,11 +806,12 @@ def _measured(lines: list, section, name: str) -> bool:
     return True
 
 
-def section_lines(result: dict, markdown: bool = False) -> list[str]:
+def section_lines(result: Mapping[str, Any], markdown: bool = False) -> list[str]:
     """The report's lines for the sections measured in worker processes (empty for results
-    that have none, e.g. saved by schema 1)."""
-    lines = []
-    sw = result.get("sweep")
+    that have none, e.g. saved by schema 1).  ``result``: a result as JSON gives it back, of
+    any schema (a section or key may be missing)."""
+    lines: list[str] = []
+    sw: Any = result.get("sweep")
     if _measured(lines, sw, "sweep"):
         th = sw.get("threads") or {}
         where = ("in the same worker as ours" if "torch_worker" not in sw        # results saved before
@@ -642,7 +825,7 @@ def section_lines(result: dict, markdown: bool = False) -> list[str]:
         forced = sw.get("forced", [])
         cols = (["op", "dtype", "n", "ours", "call", "torch", "ours/torch", "call/torch", "GB/s", "copy GB/s",
                  "of copy"] + [f"{p}/auto" for p in forced] + ["fastest", "matches"])
-        rows = []
+        rows: list[list[object]] = []
         for r in sw["results"]:
             ra = r["ratios"]
             best_copy = min((c["median_ns"] for c in r["copy"].values()), default=None)
@@ -662,7 +845,7 @@ def section_lines(result: dict, markdown: bool = False) -> list[str]:
     info = (result.get("kernel") or {}).get("info")
     if info:
         lines.append("info: " + " | ".join(ln.strip() for ln in info))
-    pl = result.get("placement")
+    pl: Any = result.get("placement")
     if _measured(lines, pl, "placement"):
         lines.append(f"placement at 8 elements, float32: the worker process on CPU {pl['one_cpu']} "
                      f"against CPUs {pl['two_cpus']} (one/two: median of per-round ratios)")
@@ -671,7 +854,7 @@ def section_lines(result: dict, markdown: bool = False) -> list[str]:
         lines += R.format_table(["op", "side", "form", "two CPUs", "one CPU", "one/two"], rows, markdown)
         if pl.get("cpp"):
             lines.append(f"  C++: {pl['cpp']}")
-    fm = result.get("forms")
+    fm: Any = result.get("forms")
     if _measured(lines, fm, "forms"):
         lines.append("forms at 8 elements (us per call; ratio = form / against, median of per-round ratios): "
                      "numpy = numpy in/out; noout = one-call without out= (sync=True); out_s = with out= and "

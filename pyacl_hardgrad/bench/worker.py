@@ -38,10 +38,47 @@ import json
 import os
 import sys
 import time
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypedDict, Union
 
 import numpy as np
 
 from . import runner as R
+from .runner import Array, Body
+
+if TYPE_CHECKING:
+    from ..device import Device
+    from ..ops import Plan
+    from ..stream import Stream
+    from ..tensor import Tensor
+
+# hg.memory_stats(): the allocator's counters, or why there are none ("n/a: ...").
+MemoryStats = Union[dict[str, Any], str]
+
+
+class FirstCalls(TypedDict):
+    """The answer to ``first``: the first calls of a body, timed (see first_calls)."""
+    calls: int
+    mean_ns: float
+    first_call_ns: float
+    block: int
+    block_means_ns: list[float]
+    steady_ns: float
+
+
+class RssOver(TypedDict):
+    """The answer to ``rss``: VmRSS before and after many calls of a body (see rss_over)."""
+    requested_calls: int
+    calls: int
+    reduced: bool
+    warmup_calls: int
+    seconds: float
+    rss_before_kib: Optional[int]
+    rss_after_kib: Optional[int]
+    change_pct: Optional[float]
+    memory_stats_before: MemoryStats
+    memory_stats_after: MemoryStats
 
 # The call forms a group can hold per operator: what each body runs per iteration.
 FORMS = {
@@ -67,11 +104,14 @@ SHARED = {
 class Group:
     """The inputs of one dtype and size in this process and the bodies over them."""
 
-    def __init__(self, w: "Worker", dtype: str, n: int, ops, forms, want_torch: bool, want_copy: bool,
-                 probe: bool = True):
+    def __init__(self, w: "Worker", dtype: str, n: int, ops: Iterable[str], forms: Collection[str], want_torch: bool,
+                 want_copy: bool, probe: bool = True) -> None:
         hg = w.hg
         self.ops, self.dtype, self.n = list(ops), dtype, n
-        self.bodies, self.na, self.closers, self.outs = {}, {}, [], {}
+        self.bodies: dict[str, Body] = {}
+        self.na: dict[str, str] = {}
+        self.closers: list[Tensor | Plan] = []      # closed in reverse order by close()
+        self.outs: dict[str, Tensor] = {}
         dt = R.numpy_dtype(dtype)
         g, x = R._make_inputs(n, dt)
         # a sample of the inputs is kept for the result check: the operators are elementwise
@@ -93,10 +133,10 @@ class Group:
             th, thx = _torch_view(torch, g), _torch_view(torch, x)
             tout = torch.empty_like(th)
         # the host inputs stay only where a body uses them (torch shares their memory)
-        self.host = (g, x) if torch is not None or "numpy" in forms else None
+        self.host: tuple[Array, Array] | None = (g, x) if torch is not None or "numpy" in forms else None
         del g, x
         for op in self.ops:
-            made = {}
+            made: dict[str, Body] = {}
             if ours:
                 o = hg.empty((n,), dtype, dev)
                 self.closers.append(o)
@@ -109,7 +149,7 @@ class Group:
                 targs = R.call_args(op, (tg, tx))
                 made = {"plan_s": plan_s, "plan_sy": plan_sy, "out_s": fresh_sync, "out_sy": fresh,
                         "noout": _noout_body(fn, targs, s)}
-                if "numpy" in forms:
+                if "numpy" in forms and self.host is not None:
                     made["numpy"] = _numpy_body(fn, R.call_args(op, self.host))
             if torch is not None:
                 made["torch"] = R.BENCH[op].torch_body(torch, th, thx, tout)
@@ -129,14 +169,14 @@ class Group:
         if want_copy:
             src = R._make_inputs(n, dt)[0]
             dst = np.empty_like(src)
-            self.bodies["copy"] = lambda k: [np.copyto(dst, src) for _ in range(k)]
+            self.bodies["copy"] = R._copy_body(dst, src)
             if torch is not None:
                 tsrc, tdst = _torch_view(torch, src), _torch_view(torch, dst)
-                self.bodies["torch_copy"] = lambda k: [tdst.copy_(tsrc) for _ in range(k)]
+                self.bodies["torch_copy"] = _torch_copy_body(tdst, tsrc)
         if "alloc" in forms:
             empty = hg.empty
 
-            def alloc(k):
+            def alloc(k: int) -> None:
                 for _ in range(k):
                     empty((n,), dtype, dev).close()
             self.bodies["alloc"] = alloc
@@ -150,47 +190,57 @@ class Group:
                     self.na[name] = f"n/a: {type(exc).__name__}: {exc}"
             w.stream.synchronize()
 
-    def check(self) -> dict:
-        out = {}
+    def check(self) -> dict[str, bool]:
+        out: dict[str, bool] = {}
         for op, o in self.outs.items():
             ours = np.ascontiguousarray(o.numpy()[::self.stride])
             out[op] = R._check_result(op, ours, R.numpy_op(op, self.gs, self.xs))
         return out
 
-    def close(self, stream) -> None:
+    def close(self, stream: Stream) -> None:
         stream.synchronize()
         for c in reversed(self.closers):
             c.close()
         self.bodies.clear()
 
 
-def _torch_view(torch, a):
+# torch: the torch module, imported only where a group asks for PyTorch (its objects are Any here)
+def _torch_view(torch: ModuleType, a: Array) -> Any:
+    """A torch tensor sharing the memory of a host array (bfloat16 through its bits)."""
     if a.dtype == R.numpy_dtype("bfloat16"):
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
 
 
-def _noout_body(fn, targs, s):
-    def noout(k):
+def _torch_copy_body(dst: Any, src: Any) -> Body:
+    """The loop of PyTorch's copy of one tensor into another (``dst.copy_(src)``)."""
+    def torch_copy(k: int) -> None:
+        for _ in range(k):
+            dst.copy_(src)
+    return torch_copy
+
+
+def _noout_body(fn: Callable[..., object], targs: Sequence[object], s: Stream) -> Body:
+    def noout(k: int) -> None:
         for _ in range(k):
             fn(*targs, stream=s, sync=True)
     return noout
 
 
-def _numpy_body(fn, nargs):
-    def numpy_io(k):
+def _numpy_body(fn: Callable[..., object], nargs: Sequence[object]) -> Body:
+    def numpy_io(k: int) -> None:
         for _ in range(k):
             fn(*nargs)
     return numpy_io
 
 
-def memory_stats(hg):
+def memory_stats(hg: ModuleType) -> MemoryStats:
     """hg.memory_stats() where it exists (a caching allocator's counters), else why not."""
     f = getattr(hg, "memory_stats", None)
     if f is None:
         return "n/a: pyacl_hardgrad has no memory_stats()"
     try:
-        v = f()
+        v: dict[str, Any] = f()
         json.dumps(v)
         return v
     except Exception as exc:             # a newer or older API: say what it answered
@@ -198,15 +248,18 @@ def memory_stats(hg):
 
 
 class Worker:
-    def __init__(self):
-        import pyacl_hardgrad as hg
-        self.hg = hg
-        self.device = hg.Device(0)
-        self.stream = self.device.create_stream()
-        self.group = None
-        self._torch, self.torch_error = None, None
+    """The worker's state: device 0, a stream, the current group, PyTorch once asked for."""
 
-    def torch(self):
+    def __init__(self) -> None:
+        import pyacl_hardgrad as hg
+        self.hg: ModuleType = hg
+        self.device: Device = hg.Device(0)
+        self.stream: Stream = self.device.create_stream()
+        self.group: Group | None = None
+        self._torch: ModuleType | None = None
+        self.torch_error: str | None = None
+
+    def torch(self) -> ModuleType | None:
         if self._torch is None and self.torch_error is None:
             try:
                 import torch
@@ -216,12 +269,12 @@ class Worker:
                 self.torch_error = str(exc)
         return self._torch
 
-    def body(self, name):
+    def body(self, name: str) -> Body:
         if self.group is None or name not in self.group.bodies:
             raise KeyError(f"no body {name!r} in this worker")
         return self.group.bodies[name]
 
-    def handle(self, req: dict) -> dict:
+    def handle(self, req: Mapping[str, Any]) -> Mapping[str, object]:
         cmd = req["cmd"]
         if cmd == "hello":
             aff = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
@@ -234,7 +287,7 @@ class Worker:
             return {"bodies": sorted(self.group.bodies), "na": self.group.na,
                     "torch_threads": self._torch.get_num_threads() if self._torch is not None else None}
         if cmd == "cal":
-            ans = {"iters": R._calibrate(self.body(req["body"]), float(req["ns"]))}
+            ans: dict[str, object] = {"iters": R._calibrate(self.body(req["body"]), float(req["ns"]))}
             if req.get("settle_ms"):
                 ans["settle_ns"], ans["settled"] = settle(float(req["settle_ms"]))
             return ans
@@ -263,21 +316,22 @@ class Worker:
             return {}
         raise ValueError(f"unknown command {cmd!r}")
 
-    def drop(self):
+    def drop(self) -> None:
         if self.group is not None:
             g, self.group = self.group, None
             g.close(self.stream)
             del g
             gc.collect()
 
-    def close(self):
+    def close(self) -> None:
         self.drop()
         self.stream.close()
         self.device.close()
 
 
-def settle(max_ms: float, slot_ms: float = 1.0, busy: float = 0.25, cpu=time.process_time,
-           wall=time.perf_counter_ns, sleep=time.sleep) -> tuple[float, bool]:
+def settle(max_ms: float, slot_ms: float = 1.0, busy: float = 0.25, cpu: Callable[[], float] = time.process_time,
+           wall: Callable[[], int] = time.perf_counter_ns,
+           sleep: Callable[[float], None] = time.sleep) -> tuple[float, bool]:
     """Wait until no thread of this process uses the CPU any more, at most ``max_ms``: sleep in
     slots of ``slot_ms`` and stop after the first slot in which the process's CPU time (every
     thread's) grew by less than ``busy`` of the slot.  PyTorch's OpenMP threads spin for a few
@@ -293,13 +347,14 @@ def settle(max_ms: float, slot_ms: float = 1.0, busy: float = 0.25, cpu=time.pro
     return wall() - t0, False
 
 
-def first_calls(body, calls: int, block: int) -> dict:
+def first_calls(body: Body, calls: int, block: int) -> FirstCalls:
     """The first ``calls`` calls of a body nobody has called yet: their mean, the very first
     call, the mean of each block of ``block`` calls, then a steady batch of as many calls."""
     t0 = time.perf_counter_ns()
     body(1)
     first = time.perf_counter_ns() - t0
-    blocks, done, total = [], 1, first
+    blocks: list[float] = []
+    done, total = 1, first
     while done < calls:
         k = min(block, calls - done)
         t0 = time.perf_counter_ns()
@@ -315,7 +370,7 @@ def first_calls(body, calls: int, block: int) -> dict:
             "block_means_ns": blocks, "steady_ns": steady}
 
 
-def rss_over(body, calls: int, budget_s: float, hg) -> dict:
+def rss_over(body: Body, calls: int, budget_s: float, hg: ModuleType) -> RssOver:
     """VmRSS before and after ``calls`` calls of a body (after a warm-up of up to 2000 calls);
     fewer calls if they would take longer than ``budget_s``."""
     warm = min(2000, max(calls // 10, 1))
@@ -351,6 +406,7 @@ def main() -> int:
     for line in sys.stdin:
         if not line.strip():
             continue
+        ans: Mapping[str, object]
         try:
             req = json.loads(line)
             if req.get("cmd") == "quit":
