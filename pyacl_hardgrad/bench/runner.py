@@ -655,15 +655,16 @@ def _python_op_bodies(hg: ModuleType, op: str, g: object, x: object, o: object,
 def _warm_up(hg: ModuleType, device: Device, stream: Stream, server: CppServer | None, ns: float) -> None:
     """Run the 8-element one-call FLOOR_OP untimed for about ``ns`` on each side, so the
     first measured cell does not pay for the processes settling (first-touch, scheduler)."""
+    floor_op = _floor_op()
     g, x = _make_inputs(8, np.dtype(np.float32))
     tg, tx = hg.from_numpy(g, device), hg.from_numpy(x, device)
     to = hg.empty((8,), "float32", device)
     try:
-        fresh, _, plan = _python_op_bodies(hg, _floor_op(), tg, tx, to, stream)
+        fresh, _, plan = _python_op_bodies(hg, floor_op, tg, tx, to, stream)
         plan.close()
         fresh(max(1, _calibrate(fresh, ns / 8)) * 8)
         if server:
-            cell = (_floor_op(), "float32", 8, "fresh")
+            cell = (floor_op, "float32", 8, "fresh")
             k = server.ask("cell", *cell, 0, f"{ns / 8e6:.4f}")["iters"]
             server.ask("cell", *cell, k * 8, 0)
     finally:
@@ -776,7 +777,7 @@ def floor_study(hg: ModuleType, device: Device, stream: Stream, server: CppServe
                 fused(call, so, wait, *objs)
 
         bodies: dict[str, Body] = {"plan_two_calls": plan_two_calls, "plan_one_call": plan_one_call,
-                  "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}
+                                   "fresh_three_calls": fresh_three_calls, "fresh_one_call": fresh_one_call}
         # every body must really run the operator before it is timed
         for name, body in bodies.items():
             to.copy_from(np.zeros(8, np.float32))
@@ -937,7 +938,7 @@ def run(sizes: Iterable[int] = DEFAULT_SIZES, dtypes: Iterable[str] = DEFAULT_DT
                     plans = []
                     for op in ops:
                         row: dict[str, Any] = {"op": op, "dtype": dname, "size": n, "bytes_moved": 3 * nbytes,
-                               "paired": {"rounds": rounds, "order": "alternating, cells round-robin"}}
+                                               "paired": {"rounds": rounds, "order": "alternating, cells round-robin"}}
                         for (op_, mode), m in paired.items():
                             if op_ != op:
                                 continue

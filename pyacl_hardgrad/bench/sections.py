@@ -422,8 +422,8 @@ def sweep(ops: Sequence[str], dtypes: Iterable[str], sizes: Sequence[int], paths
     avail = kernel_paths()
     forced = [p for p in paths if avail.get(p) is None]
     out: SweepSection = {"sizes": list(sizes), "paths": {p: avail.get(p, "n/a: unknown path") for p in paths},
-           "forced": forced, "results": [], "skipped": [], "auto_path": None, "trace": {},
-           "torch_worker": None, "settle_ms": settle_ms}
+                         "forced": forced, "results": [], "skipped": [], "auto_path": None, "trace": {},
+                         "torch_worker": None, "settle_ms": settle_ms}
     if not sizes:
         return out
     workers = {"auto": WorkerProc("sweep-auto")}
@@ -557,24 +557,25 @@ def sweep_rows(res: Mapping[str, Mapping[str, R.SideTimes]], ops: Iterable[str],
         nbytes = R.tensor_count(op) * n * itemsize
         ours = r["ours"]["ns"]
         row: SweepRow = {"op": op, "dtype": dname, "size": n, "bytes_moved": nbytes,
-               "ours": _stats(r["ours"]), "ours_call": _stats(r["ours_call"]),
-               "torch": _stats(r["torch"]) if "torch" in r else None,
-               "copy": {c: _stats(copy[c]) for c in copy},
-               "paths": {p: _stats(r[p]) for p in forced},
-               "rounds": {label: side["ns"] for label, side in r.items()},
-               "copy_rounds": copy_ns,
-               "matches_numpy": {k: v.get(op) for k, v in matches.items()}}
+                         "ours": _stats(r["ours"]), "ours_call": _stats(r["ours_call"]),
+                         "torch": _stats(r["torch"]) if "torch" in r else None,
+                         "copy": {c: _stats(copy[c]) for c in copy},
+                         "paths": {p: _stats(r[p]) for p in forced},
+                         "rounds": {label: side["ns"] for label, side in r.items()},
+                         "copy_rounds": copy_ns,
+                         "matches_numpy": {k: v.get(op) for k, v in matches.items()}}
         if settles is not None:
             # the median pause (ms) after each side's batches before its worker's threads slept
             row["settle_ms"] = {label: R._median(v) / 1e6 for (name, label), v in settles.items()
                                 if v and name in (op, "copy")}
-        ra: SweepRatios = {"ours_over_torch": R._median(R.per_round(ours, r["torch"]["ns"])) if "torch" in r else None,
-              "call_over_torch": R._median(R.per_round(r["ours_call"]["ns"], r["torch"]["ns"])) if "torch" in r
-              else None,
-              # GB/s of ours over GB/s of the copy (2 arrays of n), per round
-              "fraction_of_copy": R._median([(nbytes / a) / (2 * n * itemsize / c)
-                                             for a, c in zip(ours, copy_ns)]) if copy_ns else None,
-              "path_over_auto": {p: R._median(R.per_round(r[p]["ns"], ours)) for p in forced}}
+        ra: SweepRatios = {
+            "ours_over_torch": R._median(R.per_round(ours, r["torch"]["ns"])) if "torch" in r else None,
+            "call_over_torch": R._median(R.per_round(r["ours_call"]["ns"], r["torch"]["ns"])) if "torch" in r
+            else None,
+            # GB/s of ours over GB/s of the copy (2 arrays of n), per round
+            "fraction_of_copy": R._median([(nbytes / a) / (2 * n * itemsize / c)
+                                           for a, c in zip(ours, copy_ns)]) if copy_ns else None,
+            "path_over_auto": {p: R._median(R.per_round(r[p]["ns"], ours)) for p in forced}}
         row["ratios"] = ra
         row["gbps"] = R.gbps(nbytes, row["ours"]["median_ns"])
         rows.append(row)
