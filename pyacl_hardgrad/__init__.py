@@ -35,6 +35,7 @@ _LAZY = {
     "live_counts": "_diagnostics",
     "memory_stats": "_allocator", "empty_cache": "_allocator", "reset_peak_memory_stats": "_allocator",
     "allocator_settings": "_allocator",
+    "smi": "_cli_smi", "format_smi": "_cli_smi",
 }
 
 __all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]

@@ -1,12 +1,13 @@
-"""``python -m pyacl_hardgrad``: info | --includes | --libdir | --libs | --cann-path | --pyacl-path | samples | run SCRIPT."""
+"""``python -m pyacl_hardgrad`` (the ``pyacl-hardgrad`` console script): info | doctor | smi | --includes |
+--libdir | --libs | --cann-path | --pyacl-path | --version | samples | run SCRIPT | bench."""
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from . import _cli
 from ._paths import get_cann_path, get_include, get_library_dir
 
 def ops_dir() -> Path:
@@ -138,7 +139,7 @@ def main(argv=None) -> int:
     if argv[:1] == ["run"]:                      # pyACL scripts (issue 12): options end at SCRIPT
         from ._pyacl_run import main as run_main
         return run_main(argv[1:])
-    ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad",
+    ap = _cli.Parser(prog=_cli.prog_name(),
                                  description="CANN's C API from Python: build flags, backend info, samples.")
     ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
     ap.add_argument("--libdir", action="store_true", help="print the folder of libascendcl/libnnopbase/libopapi")
@@ -148,12 +149,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cann-path", action="store_true",
                     help="print the root of the CANN-shaped tree (ASCEND_CANN_PACKAGE_PATH / ASCEND_HOME_PATH)")
     sub = ap.add_subparsers(dest="command")
-    sub.add_parser("info", help="backend, library files, SoC, device count, version")
+    _cli.add_json(sub.add_parser("info", help="backend, library files, SoC, device count, version"))
     sp = sub.add_parser("samples", help="run every operator's sample ports and check their output")
     sp.add_argument("-v", "--verbose", action="store_true")
     sp.add_argument("--dir", help="one folder of sample scripts (default: every registered operator's examples/)")
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     sub.add_parser("run", help="run a pyACL script with `import acl` bound to this package (run --help)")
+    _cli.add_commands(ap, sub)                  # --version, doctor, smi
     args = ap.parse_args(argv)
     if args.pyacl_path:
         from ._pyacl_run import pyacl_path
@@ -176,6 +178,9 @@ def main(argv=None) -> int:
             d = get_library_dir()
             print(f"-L{d} -lascendcl -lnnopbase -lopapi -Wl,-rpath,{d}")
         return 0
+    rc = _cli.dispatch(args)                    # doctor, smi, info --json
+    if rc is not None:
+        return rc
     if args.command == "samples":
         return run_samples(args.verbose, args.dir)
     if args.command == "info" or args.command is None:

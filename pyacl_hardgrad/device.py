@@ -199,6 +199,8 @@ class Device(Handle):
 
     def mem_info(self, attr: int | None = None) -> tuple[int, int]:
         """(free, total) bytes of device memory via aclrtGetMemInfo (HBM by default)."""
+        if attr is not None:                # an aclrtMemAttr value (lib.ACL_HBM_MEM, ...)
+            attr = _args.integer(attr, "attr", 0, 2**32 - 1)
         self._check_open()
         self._state.ensure_current()
         free, total = ffi.new("size_t *"), ffi.new("size_t *")

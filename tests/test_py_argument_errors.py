@@ -29,6 +29,17 @@ def test_device_id_out_of_int32_range_names_the_argument(hg):
     _raises(TypeError, r"device_id must be an integer, got float", hg.Device, 0.0)
 
 
+def test_mem_info_attribute_outside_the_enum_range_names_the_argument(hg, dev):
+    _raises(ValueError, r"attr must be in \[0, 4294967295\], got -1", dev.mem_info, -1)
+    _raises(ValueError, r"attr must be in \[0, 4294967295\], got 1099511627776", dev.mem_info, 2**40)
+    _raises(TypeError, r"attr must be an integer, got float", dev.mem_info, 1.0)
+    _raises(TypeError, r"attr must be an integer, got bool", dev.mem_info, True)
+    free, total = dev.mem_info(hg.lib.ACL_HBM_MEM)          # a valid value still answers
+    assert 0 <= free <= total and total > 0
+    with pytest.raises(hg.AclError):                         # in range, not an aclrtMemAttr: the runtime says so
+        dev.mem_info(99)
+
+
 def test_allocation_size_beyond_int64_is_a_value_error(dev):
     _raises(ValueError, r"nbytes must be in \[0, 9223372036854775807\], got 18446744073709551616",
             dev.allocate, 2**64)
