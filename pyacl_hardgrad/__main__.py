@@ -184,12 +184,7 @@ def main(argv=None) -> int:
     if args.command == "samples":
         return run_samples(args.verbose, args.dir)
     if args.command == "info" or args.command is None:
-        from ._backend import BackendError
-        try:
-            return info()
-        except BackendError as exc:         # no traceback for a configuration problem
-            print(f"pyacl_hardgrad: {exc}", file=sys.stderr)
-            return 2
+        return _cli.one_line_errors(info)       # no traceback for a configuration problem
     return 2
 
 

@@ -89,11 +89,12 @@ def one_line(text: str) -> str:
     return out
 
 
-def one_line_errors(fn: Callable[[], int], prog: str | None = None) -> int:
-    """Run a command; a configuration or runtime failure becomes one line on stderr (status 2)."""
+def one_line_errors(fn: Callable[[], int]) -> int:
+    """Run a command; a configuration or runtime failure becomes one line on stderr (status 2),
+    prefixed with the package's name as every message of the package is."""
     from ._backend import BackendError
     from ._paths import NotBuiltError
-    name = prog or prog_name()
+    name = "pyacl_hardgrad"
     try:
         return fn()
     except BrokenPipeError:                 # the reader went away (`| head`): stop quietly

@@ -406,8 +406,9 @@ def _install(checks: list[Check], choice: str) -> tuple[bool, bool]:
             return True, False
         libdir = found_libdir
     version = _version_of(root)
+    version_text = f", version {version}" if version else ""
     checks.append(Check("CANN install", OK if found is not None else FAIL,
-                        f"{root} ({source or 'found'}){f', version {version}' if version else ''}, libraries in {libdir}"
+                        f"{root} ({source or 'found'}){version_text}, libraries in {libdir}"
                         + ("" if found is not None else ": incomplete, see below"),
                         "" if found is not None else "fix the library lines below (or set "
                                                      f"{_backend.ENV_VAR}=sim to use the embedded runtime)"))

@@ -20,9 +20,10 @@ def _allocator_facts() -> dict[str, Any]:
         from . import _allocator
     except ValueError as exc:                # a malformed PYACL_HARDGRAD_ALLOCATOR* setting
         return {"mode": None, "limit": None, "devices": [], "error": str(exc)}
+    from ._binding import lib
     s = _allocator.allocator_settings()
     devices = []
-    for dev in range(_allocator.lib.HGB_CACHE_DEVICES):
+    for dev in range(lib.HGB_CACHE_DEVICES):
         st = _allocator.memory_stats(dev)
         if st["allocations"] or st["reserved_bytes"]:
             devices.append(st)
