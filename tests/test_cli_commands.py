@@ -94,7 +94,8 @@ def test_info_json_holds_the_facts_info_prints(hg, tmp_path):
     assert js["device_count"] == int(facts["devices"]) == 2 == len(js["devices"])
     assert js["soc"] == facts["SoC"] == "Ascend910B3"
     assert [d["name"] for d in js["devices"]] == ["Ascend910B3"] * 2
-    assert facts["allocator"].startswith(f"{js['allocator']['mode']}, idle cache limit {js['allocator']['limit']} bytes")
+    alloc = js["allocator"]
+    assert facts["allocator"].startswith(f"{alloc['mode']}, idle cache limit {alloc['limit']} bytes")
     assert js["include_dir"] == facts["include dir"] and js["library_dir"] == facts["library dir"]
     rows = {(c["op"], tuple(c["inputs"]), c["out"]) for c in js["kernels"]["choices"]}
     assert rows == facts["kernel_rows"] and len(rows) >= 9       # the same (operator, dtypes) rows, chosen each run
