@@ -1,6 +1,8 @@
 """The command line as installed: ``pyacl-hardgrad`` and ``python -m pyacl_hardgrad`` give the same
 --version (without loading a C library), ``info --json`` holds the facts ``info`` prints, and every
 error is one line on stderr saying what to do, with a non-zero exit and no traceback."""
+from __future__ import annotations
+
 import json
 import re
 import subprocess

@@ -2,6 +2,8 @@
 needs fixing (exit 0); against the embedded runtime's CANN-shaped tree (its set_env.sh sourced)
 every file and symbol check passes; against broken CANN trees made here (a library missing,
 without symbols, or not a library at all) it exits 1 and names the failing check with what to do."""
+from __future__ import annotations
+
 import json
 import shutil
 import subprocess

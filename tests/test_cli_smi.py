@@ -2,6 +2,8 @@
 separators, a row per device: id, SoC name, health, memory used / total in MB; then a process
 table), ``smi --json`` gives the same facts, and ``hg.smi()`` in a program shows that program's
 own use of each device."""
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
