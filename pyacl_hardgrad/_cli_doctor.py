@@ -350,14 +350,13 @@ def _driver(checks: list[Check], needed: bool, severe: str) -> None:
     checks.append(Check("driver", OK, "; ".join(found)))
 
 
-def _install(checks: list[Check], choice: str) -> tuple[bool, bool]:
-    """The CANN install, its environment, libraries and driver.  Returns (a CANN install is
-    expected to be used, it is the package's own embedded tree)."""
+def _install(checks: list[Check], choice: str) -> None:
+    """The CANN install, its libraries, environment and driver (or why none is examined)."""
     if choice == "sim":
         checks.append(Check("CANN install", SKIP, f"{_backend.ENV_VAR}=sim uses the embedded runtime whatever is "
                                                   "installed"))
         _driver(checks, needed=False, severe=FAIL)
-        return False, False
+        return
     found, report = _backend.find_cann()
     candidates = [(src, Path(r)) for src, r in _backend.cann_roots() if Path(r).is_dir()]
     partial = [line for line in report if "partial install: " in line]
@@ -383,7 +382,7 @@ def _install(checks: list[Check], choice: str) -> tuple[bool, bool]:
                                 "install the CANN toolkit and `source <toolkit>/set_env.sh` (sets ASCEND_HOME_PATH), "
                                 f"or set {_backend.ENV_VAR}=auto to use the embedded runtime"))
         _driver(checks, needed=False, severe=FAIL)
-        return False, False
+        return
     severe = FAIL
     if found is not None:
         root = Path(found[0])
@@ -403,7 +402,7 @@ def _install(checks: list[Check], choice: str) -> tuple[bool, bool]:
                                 f"point ASCEND_HOME_PATH at a CANN toolkit's latest/ folder (`source "
                                 f"<toolkit>/set_env.sh`), or set {_backend.ENV_VAR}=sim"))
             _driver(checks, needed=True, severe=FAIL)
-            return True, False
+            return
         libdir = found_libdir
     version = _version_of(root)
     version_text = f", version {version}" if version else ""
@@ -418,7 +417,6 @@ def _install(checks: list[Check], choice: str) -> tuple[bool, bool]:
         checks.append(Check("CANN install", OK, f"{root} is the embedded runtime's CANN-shaped tree"))
     _environment(checks, root, libdir, embedded, severe)
     _driver(checks, needed=not embedded, severe=severe)
-    return True, embedded
 
 
 def _runtime(checks: list[Check], choice: str) -> None:
