@@ -131,14 +131,12 @@ def _versioned(max_version: object) -> bool:
 
 
 def _device_arg(dl_device: object) -> tuple[int, int]:
-    try:
-        kind, ident = dl_device  # type: ignore[misc]
-        if isinstance(kind, bool) or isinstance(ident, bool):
-            raise TypeError
-        return int(kind.__index__()), int(ident.__index__())
-    except (TypeError, ValueError, AttributeError):
-        raise TypeError("dl_device must be None or a (device type, device id) pair of ints as "
-                        f"__dlpack_device__ returns, got {dl_device!r:.60}") from None
+    pair: Any = dl_device
+    if isinstance(pair, tuple) and len(pair) == 2 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in pair):
+        return int(pair[0]), int(pair[1])
+    raise TypeError("dl_device must be None or a (device type, device id) pair of ints as "
+                    f"__dlpack_device__ returns, got {dl_device!r:.60}")
 
 
 def dlpack_device(t: Tensor) -> tuple[DLDeviceType, int]:
@@ -271,7 +269,7 @@ def host_view(t: Tensor) -> np.ndarray[Any, Any]:
     with _Hold(t):
         t._wait()
         bf16 = _is_bfloat16(t.dtype)                 # numpy reads no kDLBfloat: 16-bit words, then a view
-        arr: np.ndarray[Any, Any] = np.from_dlpack(_Capsule(t, (_UINT, 16) if bf16 else None))  # type: ignore[arg-type]
+        arr: np.ndarray[Any, Any] = np.from_dlpack(_Capsule(t, (_UINT, 16) if bf16 else None))
     return arr.view(t.dtype) if bf16 else arr
 
 
@@ -362,10 +360,7 @@ def from_dlpack(obj: Any, device: Union[Device, None] = None, copy: object = Non
     if type(obj).__name__ == "PyCapsule":
         cap = obj
     elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-        kind = int(obj.__dlpack_device__()[0])
-        if kind not in _HOST_TYPES and (kind != NPU_DEVICE_TYPE or _device_is_host()):
-            raise BufferError(f"the producer's memory is on DLPack device type {_type_name(kind)}: "
-                              f"from_dlpack takes host memory{'' if _device_is_host() else ' or NPU memory (kDLExtDev)'}")
+        _check_device_type(int(obj.__dlpack_device__()[0]), "the producer's")
         cap = _producer_capsule(obj)
     else:
         raise TypeError("obj must be a DLPack producer (with __dlpack__ and __dlpack_device__) or a DLPack "
@@ -374,11 +369,17 @@ def from_dlpack(obj: Any, device: Union[Device, None] = None, copy: object = Non
     return _imported(info, owner, state, want_copy)
 
 
-def _type_name(kind: int) -> str:
+def _check_device_type(kind: int, whose: str) -> None:
+    """BufferError unless memory of DLPack device type ``kind`` is host memory, or NPU memory
+    with a CANN backend."""
+    if kind in _HOST_TYPES or (kind == NPU_DEVICE_TYPE and not _device_is_host()):
+        return
     try:
-        return f"{DLDeviceType(kind).name} ({kind})"
+        name = f"{DLDeviceType(kind).name} ({kind})"
     except ValueError:
-        return str(kind)
+        name = str(kind)
+    takes = "host memory" if _device_is_host() else "host memory or NPU memory (kDLExtDev)"
+    raise BufferError(f"{whose} memory is on DLPack device type {name}: from_dlpack takes {takes}")
 
 
 def _imported(info: tuple[Any, ...], owner: object, state: Optional[_DeviceState],
@@ -387,9 +388,7 @@ def _imported(info: tuple[Any, ...], owner: object, state: Optional[_DeviceState
     _version, flags, data, (kind, dev_id), (code, bits, lanes), shape, strides, byte_offset = info
     npdt = numpy_dtype(code, bits, lanes)
     item = npdt.itemsize
-    if kind not in _HOST_TYPES and (kind != NPU_DEVICE_TYPE or _device_is_host()):
-        raise BufferError(f"the capsule's memory is on DLPack device type {_type_name(kind)}: "
-                          f"from_dlpack takes host memory{'' if _device_is_host() else ' or NPU memory (kDLExtDev)'}")
+    _check_device_type(kind, "the capsule's")
     shape = tuple(shape)
     strides = _row_major(shape) if strides is None else tuple(strides)
     ptr = data + byte_offset
