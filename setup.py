@@ -56,7 +56,8 @@ setup(
     # vectorcall entry points for calls whose cost is the call itself (plan runs, one-calls,
     # tensors made and let go of)
     ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_binding_c/fastcall.c",
-                                                        "pyacl_hardgrad/_binding_c/fastcall_tensor.c"],
+                                                        "pyacl_hardgrad/_binding_c/fastcall_tensor.c",
+                                                        "pyacl_hardgrad/_binding_c/dlpack.c"],
                            depends=["pyacl_hardgrad/_binding_c/fastcall.h"],
                            extra_compile_args=["-std=c11", "-Wall", "-Wextra"])],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},

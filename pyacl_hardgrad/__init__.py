@@ -29,6 +29,7 @@ _LAZY = {
     "Stream": "stream", "Event": "stream",
     "DeviceMemory": "memory", "Workspace": "memory", "HostMemory": "memory", "Context": "context",
     "Tensor": "tensor", "empty": "tensor", "zeros": "tensor", "from_numpy": "tensor",
+    "from_dlpack": "_dlpack", "DLDeviceType": "_dlpack",
     "Scalar": "scalar",
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
     "result_dtype": "ops", "operators": "ops",

@@ -478,9 +478,27 @@ class Tensor(_fastcall.TensorBase, CHandle):
         _check_copy(lib.aclrtMemcpy(dst + lo * item, window.nbytes, wbuf, window.nbytes, _H2D))
         return self
 
-    def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+    def __array__(self, dtype: object = None,
+                  copy: bool | None = None) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
+        """``np.asarray(t)``: NumPy 2's copy rules.  On the embedded runtime a view of the tensor's
+        memory (after its pending work), kept alive by the array; ``copy=True`` (``np.array(t)``)
+        or a dtype conversion copies; ``copy=False`` raises ValueError when a copy is needed (a
+        conversion; NPU memory with a CANN backend).  See ``_dlpack.to_array``."""
+        from ._dlpack import to_array
+        return to_array(self, dtype, copy)
+
+    def __dlpack__(self, *, stream: object = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> object:
+        """A DLPack capsule over the tensor's memory (``torch.from_dlpack(t)``,
+        ``np.from_dlpack(t)``), holding it until the consumer lets go; see ``_dlpack.export``."""
+        from ._dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(kDLCPU, 0) on the embedded runtime (device memory is host memory); (kDLExtDev, id)
+        on an NPU."""
+        from ._dlpack import dlpack_device
+        return dlpack_device(self)
 
     def __len__(self):
         if not self.shape:

@@ -960,5 +960,9 @@ PyMODINIT_FUNC PyInit__fastcall(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (fc_dlpack_init_module(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

@@ -44,4 +44,7 @@ void *fc_address(PyObject *v, const char *what);
 /* Set up by the module's init: 0, or -1 with an exception. */
 int fc_tensor_init_module(PyObject *module);
 
+/* DLPack capsules (dlpack.c): set up by the module's init, 0 or -1 with an exception. */
+int fc_dlpack_init_module(PyObject *module);
+
 #endif
