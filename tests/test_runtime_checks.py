@@ -22,6 +22,8 @@ CHECKS = {
     "config_path": {},
     "finalize_releases": {},
     "device_count_env": {"PYACL_HARDGRAD_DEVICE_COUNT": "3"},
+    "device_count_without_init": {"PYACL_HARDGRAD_DEVICE_COUNT": "3"},
+    "device_count_bad_setting": {"PYACL_HARDGRAD_DEVICE_COUNT": "abc"},
     "device_count_default": {},
     "invalid_device_ids": {},
     "no_device_set": {},

@@ -22,7 +22,6 @@ static void noop(void *p)
 static void all_calls_uninitialised(void)
 {
     int32_t dev;
-    uint32_t cnt;
     aclrtRunMode mode;
     aclrtContext ctx;
     aclrtStream st;
@@ -42,7 +41,6 @@ static void all_calls_uninitialised(void)
     UNINIT(aclrtSetDevice(0), "aclrtSetDevice");
     UNINIT(aclrtResetDevice(0), "aclrtResetDevice");
     UNINIT(aclrtGetDevice(&dev), "aclrtGetDevice");
-    UNINIT(aclrtGetDeviceCount(&cnt), "aclrtGetDeviceCount");
     UNINIT(aclrtSynchronizeDevice(), "aclrtSynchronizeDevice");
     UNINIT(aclrtGetRunMode(&mode), "aclrtGetRunMode");
     UNINIT(aclrtCreateContext(&ctx, 0), "aclrtCreateContext");
@@ -199,6 +197,57 @@ static void check_device_count_env(void)
     EXPECT_MSG("aclrtSetDevice", "deviceId (3)");
     EXPECT(aclrtResetDevice(2), ACL_SUCCESS);
     EXPECT(aclFinalize(), ACL_SUCCESS);
+}
+
+/* aclrtGetDeviceCount needs no aclInit (CANN's asks the driver): outside aclInit..aclFinalize
+ * it reads PYACL_HARDGRAD_DEVICE_COUNT as aclInit does; inside, the count aclInit read.
+ * Run with PYACL_HARDGRAD_DEVICE_COUNT=3. */
+static void check_device_count_without_init(void)
+{
+    uint32_t n = 0;
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+    EXPECT(n, 3);
+    EXPECT(aclrtGetDeviceCount(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtGetDeviceCount", "count is NULL");
+    EXPECT(aclInit(NULL), ACL_SUCCESS);
+    setenv("PYACL_HARDGRAD_DEVICE_COUNT", "5", 1);   /* the driver's count is fixed while initialised */
+    n = 0;
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+    EXPECT(n, 3);
+    EXPECT(aclrtSetDevice(3), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclFinalize(), ACL_SUCCESS);
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);   /* after aclFinalize: read again */
+    EXPECT(n, 5);
+    unsetenv("PYACL_HARDGRAD_DEVICE_COUNT");
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+    EXPECT(n, 1);
+    setenv("PYACL_HARDGRAD_DEVICE_COUNT", "", 1);   /* empty: the default, as for aclInit */
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+    EXPECT(n, 1);
+    expect_all_zero();
+}
+
+/* A value aclInit would refuse fails aclrtGetDeviceCount the same way (100000, the variable
+ * named), *count untouched, the thread's last runtime error untouched.  Run with
+ * PYACL_HARDGRAD_DEVICE_COUNT=abc. */
+static void check_device_count_bad_setting(void)
+{
+    uint32_t n = 77;
+    EXPECT(aclrtGetDeviceCount(&n), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtGetDeviceCount", "PYACL_HARDGRAD_DEVICE_COUNT=\"abc\" is invalid", "from 1 to 64");
+    EXPECT(n, 77);
+    EXPECT(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+    const char *bad[] = {"0", "65", "-1", "2.5", "1K"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("PYACL_HARDGRAD_DEVICE_COUNT", bad[i], 1);
+        EXPECT(aclrtGetDeviceCount(&n), ACL_ERROR_INVALID_PARAM);
+        EXPECT_MSG("aclrtGetDeviceCount", "PYACL_HARDGRAD_DEVICE_COUNT");
+        EXPECT(aclInit(NULL), ACL_ERROR_INVALID_PARAM);
+        EXPECT_MSG("aclInit", "PYACL_HARDGRAD_DEVICE_COUNT");
+    }
+    setenv("PYACL_HARDGRAD_DEVICE_COUNT", "64", 1);
+    EXPECT(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+    EXPECT(n, 64);
 }
 
 static void check_device_count_default(void)
@@ -980,6 +1029,8 @@ static const named_check CHECKS[] = {
     {"config_path", check_config_path},
     {"finalize_releases", check_finalize_releases},
     {"device_count_env", check_device_count_env},
+    {"device_count_without_init", check_device_count_without_init},
+    {"device_count_bad_setting", check_device_count_bad_setting},
     {"device_count_default", check_device_count_default},
     {"invalid_device_ids", check_invalid_device_ids},
     {"no_device_set", check_no_device_set},

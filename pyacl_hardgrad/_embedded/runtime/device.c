@@ -209,17 +209,20 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId)
     return hg_rt_ret(rc);
 }
 
+/* Needs no aclInit, as CANN's, which asks the driver: outside an aclInit..aclFinalize span the
+ * count is read from the environment as aclInit reads it; inside, it is the one aclInit read. */
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count)
 {
-    pthread_mutex_lock(&hg_rt.mu);
-    aclError rc = hg_check_init_locked("aclrtGetDeviceCount");
-    if (!rc && !count) {
+    if (!count) {
         hg_set_error("aclrtGetDeviceCount", "count is NULL");
-        rc = ACL_ERROR_INVALID_PARAM;
+        return ACL_ERROR_INVALID_PARAM;
     }
-    if (!rc)
-        *count = (uint32_t)hg_rt.device_count;
+    pthread_mutex_lock(&hg_rt.mu);
+    int n = hg_rt.device_count;
+    aclError rc = hg_rt.state == 1 ? ACL_SUCCESS : hg_read_device_count("aclrtGetDeviceCount", &n);
     pthread_mutex_unlock(&hg_rt.mu);
+    if (!rc)
+        *count = (uint32_t)n;
     return hg_rt_ret(rc);
 }
 

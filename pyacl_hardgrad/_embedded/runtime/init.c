@@ -91,10 +91,15 @@ static bool parse_size(const char *text, uint64_t *out)
 /* A setting that is set but not in its accepted form fails aclInit (ACL_ERROR_INVALID_PARAM)
  * with a message naming the variable, the value and the accepted forms; unset or empty
  * means the default. */
+static aclError bad_setting_in(const char *func, const char *name, const char *value, const char *forms)
+{
+    hg_set_error(func, "environment variable %s=\"%s\" is invalid: expected %s", name, value, forms);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
 static aclError bad_setting(const char *name, const char *value, const char *forms)
 {
-    hg_set_error("aclInit", "environment variable %s=\"%s\" is invalid: expected %s", name, value, forms);
-    return ACL_ERROR_INVALID_PARAM;
+    return bad_setting_in("aclInit", name, value, forms);
 }
 
 static const char *setting(const char *name)
@@ -103,13 +108,24 @@ static const char *setting(const char *name)
     return s && *s ? s : NULL;
 }
 
-static aclError read_environment(void)
+aclError hg_read_device_count(const char *func, int *count)
 {
     uint64_t n = 1;
     const char *s = setting("PYACL_HARDGRAD_DEVICE_COUNT");
     if (s && !(parse_size(s, &n) && n >= 1 && n <= HG_MAX_DEVICES))
-        return bad_setting("PYACL_HARDGRAD_DEVICE_COUNT", s, "a whole number from 1 to 64");
+        return bad_setting_in(func, "PYACL_HARDGRAD_DEVICE_COUNT", s, "a whole number from 1 to 64");
+    *count = (int)n;
+    return ACL_SUCCESS;
+}
 
+static aclError read_environment(void)
+{
+    int n = 1;
+    aclError rc = hg_read_device_count("aclInit", &n);
+    if (rc != ACL_SUCCESS)
+        return rc;
+
+    const char *s;
     uint64_t mem = DEFAULT_MEMORY;
     s = setting("PYACL_HARDGRAD_DEVICE_MEMORY");
     if (s && !(parse_size(s, &mem) && mem > 0 && mem <= (uint64_t)SIZE_MAX / 2))
@@ -137,7 +153,7 @@ static aclError read_environment(void)
     if (soc && strlen(soc) >= 64)
         return bad_setting("PYACL_HARDGRAD_SOC", soc, "a SoC name shorter than 64 characters (e.g. Ascend910B1)");
 
-    hg_rt.device_count = (int)n;
+    hg_rt.device_count = n;
     hg_rt.mem_capacity = mem;
     atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
     atomic_store_explicit(&hg_rt.inline_below, inline_on ? inline_max + 1u : 0u, memory_order_relaxed);

@@ -270,6 +270,10 @@ void hg_device_release_locked(int dev, hg_stream **dead);
 /* aclFinalize: close every device, whatever its count. */
 void hg_device_close_all_locked(hg_stream **dead);
 
+/* PYACL_HARDGRAD_DEVICE_COUNT (default 1), the emulated driver's device count: read by aclInit
+ * and by aclrtGetDeviceCount outside an aclInit..aclFinalize span.  A value in no accepted form
+ * sets func's error text naming the variable and returns ACL_ERROR_INVALID_PARAM. */
+aclError hg_read_device_count(const char *func, int *count);
 /* The SoC name, read from the environment on first use (also before aclInit). */
 const char *hg_soc_name(void);
 bool hg_peer_enabled_locked(int from, int to);
