@@ -299,7 +299,8 @@ class Event(CHandle):
 
     ``flags`` (``ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE ...``) creates it with
     aclrtCreateEventWithFlag: only SYNC events can be waited for and reset, only TIME_LINE
-    ones timed.  Without flags it is a plain aclrtCreateEvent event, which can do all three.
+    ones give a timestamp; every event gives elapsed times.  Without flags it is a plain
+    aclrtCreateEvent event, which can do all of it.
     """
 
     def __init__(self, device, flags: int | None = None):

@@ -42,6 +42,7 @@ def test_event_flags_status_and_timestamp(hg):
         with pytest.raises(hg.RuntimeApiError) as info:
             plain.timestamp()            # no ACL_EVENT_TIME_LINE
         assert "ACL_EVENT_TIME_LINE" in info.value.message
+        assert ev.elapsed_time(plain) >= 0.0 and plain.elapsed_time(plain) == 0.0   # timed without it
         with pytest.raises(hg.RuntimeApiError):
             s.wait(plain)                # no ACL_EVENT_SYNC
         with pytest.raises(hg.RuntimeApiError) as info:
