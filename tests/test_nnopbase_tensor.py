@@ -22,7 +22,9 @@ def test_tensor_of_any_rank_up_to_20_is_created(cprog, ndim):
 # case -> text the message must contain after "aclCreateTensor: "
 BAD = {
     "null_viewdims": "viewDims is NULL while viewDimsNum is 2",
-    "null_stride": "stride is NULL while viewDimsNum is 2",
+    "null_stride_past_storage": "view does not fit in storage: offset + sum((viewDims[i]-1)*stride[i]) = 7 "
+                                "must be less than the storage element count 7",
+    "null_stride_overflow": "stride is NULL and the contiguous strides of viewDims overflow int64",
     "null_storage": "storageDims is NULL while storageDimsNum is 2",
     "neg_view": "viewDims[1] = -2 must not be negative",
     "neg_storage": "storageDims[0] = -4 must not be negative",
@@ -65,5 +67,17 @@ def test_malformed_descriptor_returns_null_with_message(cprog, case):
 def test_tensor_descriptor_rules(cprog, valgrind_available, check):
     # Valgrind also proves that destroyed handles are recognised without being read.
     proc = _run(cprog, check, valgrind=valgrind_available)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "OK"
+
+
+def test_null_stride_means_contiguous_strides(cprog, valgrind_available):
+    """stride = NULL gives the contiguous strides of viewDims (a zero dim included), the other
+    descriptor rules still apply, and an operator runs on such tensors; valgrind also checks the
+    getters' arrays.  CANN: opbase src/nnopbase/common/utils/common_types.cpp, aclTensor::aclTensor
+    (NULL stride -> op::ToContiguousStrides); src/nnopbase/common/utils/shape_utils.cpp,
+    ToContiguousStrides; src/nnopbase/common/api/acl_op_api.cpp, aclCreateTensor."""
+    exe = cprog.build("nnopbase_null_strides.cpp")
+    proc = cprog.run(exe, valgrind=valgrind_available, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip() == "OK"

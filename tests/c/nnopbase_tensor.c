@@ -70,8 +70,13 @@ static int run_bad(const char *name)
     aclTensor *t = (aclTensor *)1;
     if (!strcmp(name, "null_viewdims"))
         t = aclCreateTensor(NULL, 2, ACL_FLOAT, s2, 0, ACL_FORMAT_ND, d2, 2, NULL);
-    else if (!strcmp(name, "null_stride"))
-        t = aclCreateTensor(d2, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, d2, 2, NULL);
+    else if (!strcmp(name, "null_stride_past_storage")) {
+        int64_t st[1] = {7};   /* NULL stride: contiguous {2, 1}, which must fit the storage too */
+        t = aclCreateTensor(d2, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, st, 1, NULL);
+    } else if (!strcmp(name, "null_stride_overflow")) {
+        int64_t d[3] = {0, INT64_C(1) << 40, INT64_C(1) << 40};
+        t = aclCreateTensor(d, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, d, 3, NULL);
+    }
     else if (!strcmp(name, "null_storage"))
         t = aclCreateTensor(d2, 2, ACL_FLOAT, s2, 0, ACL_FORMAT_ND, NULL, 2, NULL);
     else if (!strcmp(name, "neg_view")) {

@@ -4,8 +4,12 @@
  * Descriptor rules (every violation returns NULL and names the argument):
  *  - viewDimsNum and storageDimsNum at most NB_MAX_DIMS (64); operators stop at 8
  *    themselves, so 9-d and larger descriptors are created fine;
- *  - viewDims / stride may be NULL only when viewDimsNum is 0 (a 0-d tensor, numel 1),
- *    storageDims only when storageDimsNum is 0 (storage of one element);
+ *  - viewDims may be NULL only when viewDimsNum is 0 (a 0-d tensor, numel 1), storageDims
+ *    only when storageDimsNum is 0 (storage of one element);
+ *  - a NULL stride means the contiguous strides of viewDims, as CANN's opbase derives them
+ *    (ToContiguousStrides): stride[n-1] = 1, stride[i] = viewDims[i+1] * stride[i+1], so a
+ *    zero dim gives zero strides before it; those must fit in int64 (they do whenever the
+ *    element count is not 0);
  *  - no negative dim, stride or offset (zero strides, i.e. broadcast views, are fine);
  *  - dataType must have a whole-byte element size: ACL_DT_UNDEFINED, ACL_STRING and
  *    the sub-byte ACL_INT4 / ACL_UINT1 are refused, as are values outside aclDataType;
@@ -50,6 +54,16 @@ static bool nb_format_known(aclFormat format)
     default:
         return false;
     }
+}
+
+/* The contiguous strides of dims into strides (n >= 1); false on int64 overflow. */
+static bool nb_contiguous_strides(const int64_t *dims, uint64_t n, int64_t *strides)
+{
+    strides[n - 1] = 1;
+    for (uint64_t i = n - 1; i-- > 0;)
+        if (__builtin_mul_overflow(dims[i + 1], strides[i + 1], &strides[i]))
+            return false;
+    return true;
 }
 
 /* Product of dims into *out; false on int64 overflow.  A zero dim makes the product
@@ -99,10 +113,6 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         hg_set_error(kCreate, "viewDims is NULL while viewDimsNum is %" PRIu64, viewDimsNum);
         return NULL;
     }
-    if (viewDimsNum > 0 && stride == NULL) {
-        hg_set_error(kCreate, "stride is NULL while viewDimsNum is %" PRIu64, viewDimsNum);
-        return NULL;
-    }
     if (storageDimsNum > 0 && storageDims == NULL) {
         hg_set_error(kCreate, "storageDims is NULL while storageDimsNum is %" PRIu64, storageDimsNum);
         return NULL;
@@ -121,9 +131,18 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         hg_set_error(kCreate, "offset %" PRId64 " must not be negative", offset);
         return NULL;
     }
-    if (!nb_check_dims("viewDims", viewDims, viewDimsNum) || !nb_check_dims("stride", stride, viewDimsNum) ||
-        !nb_check_dims("storageDims", storageDims, storageDimsNum))
+    if (!nb_check_dims("viewDims", viewDims, viewDimsNum) || !nb_check_dims("storageDims", storageDims, storageDimsNum))
         return NULL;
+    int64_t derived[NB_MAX_DIMS];
+    if (stride == NULL && viewDimsNum > 0) {
+        if (!nb_contiguous_strides(viewDims, viewDimsNum, derived)) {
+            hg_set_error(kCreate, "stride is NULL and the contiguous strides of viewDims overflow int64");
+            return NULL;
+        }
+        stride = derived;
+    } else if (!nb_check_dims("stride", stride, viewDimsNum)) {
+        return NULL;
+    }
 
     int64_t numel, storage_numel, bytes;
     if (!nb_product(viewDims, viewDimsNum, &numel) ||
