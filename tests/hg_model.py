@@ -2,10 +2,11 @@
 models (each operator folder's tests/<folder>_model.py).
 
 fp16 RNE is numpy's (round to nearest, ties to even, subnormals, overflow to inf).  bfloat16
-comes from ml_dtypes, which rounds float32 -> bfloat16 ties to EVEN (CAST_RINT); the Cast step
-and CAST_ROUND round ties AWAY from zero, which is modelled on the float32 bit pattern:
-(bits + 0x8000) >> 16, NaN kept as a quiet NaN.  fp16 ties-away (CAST_ROUND) is modelled from
-numpy's fp16 by correcting the exact ties.
+comes from ml_dtypes, which rounds float32 -> bfloat16 ties to EVEN (CAST_RINT, also the Cast step
+after a kernel, CANN's Cast operator); the kernels' own CAST_ROUND rounds ties AWAY from zero,
+which is modelled on the float32 bit pattern: (bits + 0x8000) >> 16, NaN kept as a quiet NaN
+(f32_to_bf16); f32_to_bf16_rne is the ties-to-even rule on the same bits.  fp16 ties-away
+(CAST_ROUND) is modelled from numpy's fp16 by correcting the exact ties.
 """
 from __future__ import annotations
 
@@ -89,7 +90,8 @@ def f32_to_f16_rna(x) -> np.ndarray:
 
 
 def cast(x, dtype) -> np.ndarray:
-    """The kernels' float casts: widening exact, to fp16 ties-even, to bf16 ties-away (via fp32)."""
+    """The Cast step after a kernel (CANN's Cast operator, CAST_RINT): widening exact, to fp16 and
+    to bf16 round to nearest, ties to even (via fp32, which holds every fp16/bf16 value)."""
     dtype = np.dtype(dtype)
     x = np.asarray(x)
     if x.dtype == dtype:
@@ -101,7 +103,7 @@ def cast(x, dtype) -> np.ndarray:
         with np.errstate(over="ignore"):
             return wide.astype(np.float16)
     if dtype == BF16:
-        return f32_to_bf16(wide)
+        return f32_to_bf16_rne(wide)
     raise TypeError(f"unsupported dtype {dtype}")
 
 

@@ -76,3 +76,30 @@ def test_f32_to_f16_ties_away_equals_rne_off_ties():
 
 def test_f32_to_bf16_ties_even():
     assert u16(m.f32_to_bf16_rne(f32(0x3F808000, 0x3F818000))) == [0x3F80, 0x3F82]
+
+
+@pytest.mark.parametrize("bits, want", [
+    (0x3F808000, 0x3F80),   # tie, even lower neighbour: stays (ties away would give 0x3f81)
+    (0xBF808000, 0xBF80),
+    (0x3F818000, 0x3F82),   # tie, odd lower neighbour: up, as ties away
+    (0xBF818000, 0xBF82),
+    (0x40828000, 0x4082),   # 4.078125 (FLOAT16 0x4414): 0x4082, as torch
+    (0x00008000, 0x0000),   # subnormal tie between 0 and the smallest bf16 subnormal: 0
+    (0x00018000, 0x0002),
+    (0x7F7F8000, 0x7F80),   # the tie above the largest finite bf16 (odd): inf
+    (0x3F808001, 0x3F81),
+    (0x7FC12345, 0x7FC1),   # NaN stays NaN
+])
+def test_cast_step_to_bf16_rounds_ties_to_even(bits: int, want: int) -> None:
+    """The Cast step after a kernel (CANN's Cast operator, CAST_RINT) is not the kernels' own
+    ties-away narrowing (f32_to_bf16)."""
+    assert u16(m.cast(f32(bits), BF16)) == [want]
+    if not np.isnan(f32(bits)[0]):
+        assert u16(m.cast(f32(bits), BF16)) == u16(f32(bits).astype(BF16))      # ml_dtypes agrees
+
+
+def test_cast_step_to_bf16_from_fp16_is_one_rounding() -> None:
+    x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    x = x[np.isfinite(x)]
+    assert u16(m.cast(x, BF16)) == u16(x.astype(np.float32).astype(BF16))
+    assert u16(m.cast(f16(0x4414), BF16)) == [0x4082]

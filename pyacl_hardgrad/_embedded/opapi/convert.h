@@ -4,9 +4,9 @@
  *   fp16 <- fp32: hg_f32_to_f16 rounds to nearest, ties to even (CAST_RINT, also the
  *                 CAST_NONE of a narrowing cast); hg_f32_to_f16_rna ties away from zero
  *                 (CAST_ROUND).  Subnormals kept; overflow -> inf; NaN stays NaN.
- *   bf16 <- fp32: hg_f32_to_bf16 rounds to nearest, ties away from zero (CAST_ROUND, and
- *                 the rule of the Cast step after a kernel); hg_f32_to_bf16_rne ties to
- *                 even (CAST_RINT).  NaN stays NaN (quiet).
+ *   bf16 <- fp32: hg_f32_to_bf16 rounds to nearest, ties away from zero (CAST_ROUND, the
+ *                 kernels' own narrowing); hg_f32_to_bf16_rne ties to even (CAST_RINT, also
+ *                 the rule of the Cast step after a kernel).  NaN stays NaN (quiet).
  *   int32 -> fp32: hg_i32_to_f32_rint (CAST_RINT); fp32 -> int32: hg_f32_to_i32_trunc
  *                 (CAST_TRUNC), saturating, NaN -> 0.
  * Widening (fp16/bf16 -> fp32) is exact.

@@ -5,8 +5,10 @@
  *
  * Dtype tokens: F32, F16, BF16 (and F64, I8, U8, I16, I32, I64 for kernels of those types).  Stores are named
  * HG_ST_<dtype>_<mode>, mode RNE (CAST_RINT / the CAST_NONE of a narrowing cast) or RNA
- * (CAST_ROUND, ties away).  HG_CAST_<from>_<to> is the Cast step after a kernel (fp16 RNE,
- * bf16 RNA, widening exact), applied to a value already rounded to <from>.
+ * (CAST_ROUND, ties away).  HG_CAST_<from>_<to> is the Cast step after a kernel (CANN's Cast
+ * operator: narrowing to fp16 or bf16 with CAST_RINT, ties to even; widening exact), applied to a
+ * value already rounded to <from>.  A kernel's own bf16 narrowing is another matter: most use
+ * CAST_ROUND (HG_ST_BF16_RNA / HG_RT_BF16_RNA).
  */
 #ifndef PYACL_HARDGRAD_OPAPI_HG_ELEM_H_
 #define PYACL_HARDGRAD_OPAPI_HG_ELEM_H_
@@ -43,11 +45,11 @@ typedef double hg_T_F64;
 /* The Cast step: fp32 value r already of dtype <from> (exactly representable) -> <to>. */
 #define HG_CAST_F32_F32(r) (r)
 #define HG_CAST_F32_F16(r) hg_f32_to_f16(r)
-#define HG_CAST_F32_BF16(r) hg_f32_to_bf16(r)
+#define HG_CAST_F32_BF16(r) hg_f32_to_bf16_rne(r)
 #define HG_CAST_F16_F16(r) hg_f32_to_f16(r)
 #define HG_CAST_F16_F32(r) (r)
-#define HG_CAST_F16_BF16(r) hg_f32_to_bf16(r)
-#define HG_CAST_BF16_BF16(r) hg_f32_to_bf16(r)
+#define HG_CAST_F16_BF16(r) hg_f32_to_bf16_rne(r)
+#define HG_CAST_BF16_BF16(r) hg_f32_to_bf16_rne(r)
 #define HG_CAST_BF16_F32(r) (r)
 #define HG_CAST_BF16_F16(r) hg_f32_to_f16(r)
 

@@ -67,14 +67,14 @@
 #define HGV_ST_F16_RNA(p, v) hgv_st_f16_rna(p, v)
 #define HGV_ST_BF16_RNE(p, v) hgv_st_bf16_rne(p, v)
 #define HGV_ST_BF16_RNA(p, v) hgv_st_bf16_rna(p, v)
-/* The Cast step of hg_elem.h in vector form. */
+/* The Cast step of hg_elem.h in vector form (fp16 and bf16 ties to even). */
 #define HGV_CAST_F32_F32(p, v) hgv_st_f32(p, v)
 #define HGV_CAST_F32_F16(p, v) hgv_st_f16_rne(p, v)
-#define HGV_CAST_F32_BF16(p, v) hgv_st_bf16_rna(p, v)
+#define HGV_CAST_F32_BF16(p, v) hgv_st_bf16_rne(p, v)
 #define HGV_CAST_F16_F16(p, v) hgv_st_f16_rne(p, v)
 #define HGV_CAST_F16_F32(p, v) hgv_st_f32(p, v)
-#define HGV_CAST_F16_BF16(p, v) hgv_st_bf16_rna(p, v)
-#define HGV_CAST_BF16_BF16(p, v) hgv_st_bf16_rna(p, v)
+#define HGV_CAST_F16_BF16(p, v) hgv_st_bf16_rne(p, v)
+#define HGV_CAST_BF16_BF16(p, v) hgv_st_bf16_rne(p, v)
 #define HGV_CAST_BF16_F32(p, v) hgv_st_f32(p, v)
 #define HGV_CAST_BF16_F16(p, v) hgv_st_f16_rne(p, v)
 

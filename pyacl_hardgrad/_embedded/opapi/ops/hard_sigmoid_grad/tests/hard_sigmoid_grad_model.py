@@ -1,7 +1,8 @@
 """Exact numpy model of aclnnHardsigmoidBackward and its numeric cases (tests/test_op_numerics.py).
 
 In fp32: t = self*(1/6); t = t + 0.5; r = grad*(1/6); res = r if 0 < t < 1 else +0; res
-rounded to the promoted dtype (fp16 RNE, bf16 ties away), then cast to out's dtype.
+rounded to the promoted dtype (the kernel's: fp16 RNE, bf16 ties away), then cast to out's dtype
+(CANN's Cast: ties to even).
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def hardsigmoid_backward(grad, self, out_dtype=None) -> np.ndarray:
         t = (t + HALF).astype(np.float32)
         r = grad.astype(np.float32) * SIXTH
         res = np.where((t > np.float32(0)) & (t < np.float32(1)), r, np.float32(0)).astype(np.float32)
-        return m.cast(m.cast(res, promoted), out_dtype)
+        mode = "rna" if promoted == m.BF16 else "rne"
+        return m.cast(m.narrow(res, promoted, mode), out_dtype)
 
 
 def ties_f32(rng) -> np.ndarray:

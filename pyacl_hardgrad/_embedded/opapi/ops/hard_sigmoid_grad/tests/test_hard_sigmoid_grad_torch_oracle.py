@@ -2,7 +2,8 @@
 every dtype combination, contiguous and transposed, within CANN's own test precision (fp32 1e-4,
 fp16 1e-3, bf16 4e-3, relative and absolute), after excluding -- explicitly, element by element --
 the few places where CANN's kernel is specified to differ from PyTorch (``_range_differs``,
-``_bf16_ties``)."""
+``_bf16_ties``).  The final Cast into out's dtype rounds ties to even, as torch's casts: it needs
+no exclusion."""
 from __future__ import annotations
 
 import numpy as np
@@ -33,14 +34,14 @@ def _range_differs(self) -> np.ndarray:
 
 
 def _bf16_ties(grad, self, promoted, out_dtype) -> np.ndarray:
-    """Elements whose rounding into bfloat16 starts from an exact midpoint.  CANN rounds
-    fp32 -> bf16 ties away from zero, torch ties to even: there the two differ by design."""
+    """Elements whose rounding into bfloat16 by the kernel (promoted dtype bf16) starts from an
+    exact midpoint.  The kernel rounds fp32 -> bf16 ties away from zero, torch ties to even:
+    there the two differ by design.  (The Cast of another promoted dtype into a bf16 out rounds
+    ties to even, as torch does: not excluded.)"""
     with np.errstate(all="ignore"):
         r = (grad.astype(np.float32) * hs.SIXTH).astype(np.float32)
         if promoted == m.BF16:
             into = r                                   # the kernel's result rounded into bf16
-        elif out_dtype == m.BF16:
-            into = m.cast(r, promoted).astype(np.float32)   # the promoted result cast into bf16
         else:
             return np.zeros(grad.shape, bool)
     s = self.astype(np.float32)
