@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, TypedDict
 
 from ._binding import ffi, lib
 from .errors import warn_status
+
+if TYPE_CHECKING:
+    from ._types import CData
+    from .device import Device
 
 __all__ = ["memory_stats", "empty_cache", "reset_peak_memory_stats", "allocator_settings"]
 
@@ -62,12 +67,39 @@ def _configure() -> tuple[str, int]:
 _mode, _limit = _configure()          # before any allocation: device.py imports this module
 
 
-def allocator_settings() -> dict:
+class AllocatorSettings(TypedDict):
+    mode: str
+    limit: int
+
+
+class MemoryStats(TypedDict):
+    device: int
+    mode: str
+    limit: int
+    in_use_bytes: int
+    in_use_blocks: int
+    requested_bytes: int
+    cached_bytes: int
+    cached_blocks: int
+    reserved_bytes: int
+    reserved_blocks: int
+    peak_in_use_bytes: int
+    peak_reserved_bytes: int
+    allocations: int
+    hits: int
+    misses: int
+    frees: int
+    releases: int
+    oom_retries: int
+    alloc_failures: int
+
+
+def allocator_settings() -> AllocatorSettings:
     """``{"mode": "caching" | "direct", "limit": idle bytes kept per device}``."""
     return {"mode": _mode, "limit": _limit}
 
 
-def _device_id(device) -> int:
+def _device_id(device: Device | int | None) -> int:
     from . import _args
     from .device import Device, _int32_buf
     if isinstance(device, Device):
@@ -82,7 +114,7 @@ def _device_id(device) -> int:
     return _args.integer(device, "device", 0, _args.INT32_MAX)
 
 
-def memory_stats(device=None) -> dict:
+def memory_stats(device: Device | int | None = None) -> MemoryStats:
     """The allocator's statistics of one device (a Device or an id; default: the calling
     thread's current device, else 0): ``in_use_bytes``/``in_use_blocks`` (handed out, class
     sizes; ``requested_bytes`` the sizes asked for), ``cached_bytes``/``cached_blocks`` (idle,
@@ -98,10 +130,10 @@ def memory_stats(device=None) -> dict:
     out = {"device": dev, "mode": _mode, "limit": _limit}
     for f in _FIELDS:
         out[f] = int(getattr(s, f))
-    return out
+    return out      # type: ignore[return-value]  # (_FIELDS are MemoryStats' int fields)
 
 
-def empty_cache(device=None) -> None:
+def empty_cache(device: Device | int | None = None) -> None:
     """Free the idle cached blocks (aclrtFree) of ``device`` (a Device or an id), or of every
     device when None.  Memory in use is not touched."""
     from .device import _states, _states_lock
@@ -116,13 +148,13 @@ def empty_cache(device=None) -> None:
         warn_status(lib.hgb_cache_empty(-1, ffi.NULL), "aclrtFree", stacklevel=2)
 
 
-def reset_peak_memory_stats(device=None) -> None:
+def reset_peak_memory_stats(device: Device | int | None = None) -> None:
     """Zero the counters (allocations, hits, misses, frees, releases, retries, failures) and set
     the peaks to the current values, for ``device`` or (None) every device."""
     lib.hgb_cache_reset_stats(-1 if device is None else _device_id(device))
 
 
-def _release_device(device_id: int, context) -> None:
+def _release_device(device_id: int, context: CData | None) -> None:
     """Before a device is reset: give its idle blocks back to the runtime."""
     warn_status(lib.hgb_cache_empty(device_id, ffi.NULL if context is None else context), "aclrtFree",
                 stacklevel=6)

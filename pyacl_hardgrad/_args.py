@@ -3,17 +3,20 @@ the rule, so bad input fails up front with TypeError/ValueError instead of deep 
 from __future__ import annotations
 
 import operator
+from typing import Any, TypeVar, Union
+
+_T = TypeVar("_T")
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
 
 
-def _type_name(value) -> str:
+def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> int:
+def integer(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """``value`` as an int (anything with ``__index__``; bools and floats are refused) within
     [lo, hi]."""
     if isinstance(value, bool):
@@ -33,7 +36,7 @@ def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> i
     return out
 
 
-def integers(values, name: str, lo: int | None = None, hi: int | None = None) -> tuple[int, ...]:
+def integers(values: Any, name: str, lo: int | None = None, hi: int | None = None) -> tuple[int, ...]:
     """A sequence of ints (an int alone is a 1-tuple), each checked like :func:`integer`."""
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of integers, got {_type_name(values)}")
@@ -44,7 +47,7 @@ def integers(values, name: str, lo: int | None = None, hi: int | None = None) ->
     return tuple(integer(v, f"{name}[{i}]", lo, hi) for i, v in enumerate(items))
 
 
-def real(value, name: str) -> float:
+def real(value: Any, name: str) -> float:
     """A real number (int, float, numpy scalar); strings, bytes, None and arrays are refused."""
     if isinstance(value, (str, bytes, bytearray)) or value is None or isinstance(value, complex):
         raise TypeError(f"{name} must be a real number, got {_type_name(value)} ({value!r:.60})")
@@ -59,7 +62,7 @@ def real(value, name: str) -> float:
     return out
 
 
-def instance(value, cls, name: str):
+def instance(value: object, cls: Union[type[_T], tuple[type[_T], ...]], name: str) -> _T:
     """``value`` when it is a ``cls`` (a class or a tuple of classes), else TypeError."""
     if not isinstance(value, cls):
         if isinstance(cls, tuple):

@@ -13,8 +13,12 @@ import platform
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ._paths import get_library_dir
+
+if TYPE_CHECKING:
+    from ._cffi_acl import _BindingFFI
 
 ENV_VAR = "PYACL_HARDGRAD_BACKEND"
 DEFAULT_CANN_ROOT = "/usr/local/Ascend/ascend-toolkit/latest"
@@ -108,7 +112,7 @@ def embedded_libraries() -> list[Path]:
     return [libdir / "libascendcl.so", libdir / "libnnopbase.so", libdir / "libopapi.so"]
 
 
-def _open_all(ffi, lib, paths: list[Path]) -> tuple[list | None, str]:
+def _open_all(ffi: _BindingFFI, lib: Any, paths: list[Path]) -> tuple[list[_BindingFFI.CData] | None, str]:
     handles = []
     for p in paths:
         h = lib.hgb_open(str(p).encode())
@@ -118,7 +122,7 @@ def _open_all(ffi, lib, paths: list[Path]) -> tuple[list | None, str]:
     return handles, ""
 
 
-def _bind(ffi, lib, name: str, paths: list[Path], root: str | None) -> BackendInfo:
+def _bind(ffi: _BindingFFI, lib: Any, name: str, paths: list[Path], root: str | None) -> BackendInfo:
     handles, why = _open_all(ffi, lib, paths)
     if handles is None:
         raise BackendError(why)
@@ -129,7 +133,7 @@ def _bind(ffi, lib, name: str, paths: list[Path], root: str | None) -> BackendIn
     return BackendInfo(name, tuple(str(p) for p in paths), root, missing)
 
 
-def load(ffi, lib) -> BackendInfo:
+def load(ffi: _BindingFFI, lib: Any) -> BackendInfo:
     """Pick the backend per PYACL_HARDGRAD_BACKEND and bind the compiled module to it."""
     choice = os.environ.get(ENV_VAR, "auto").strip().lower() or "auto"
     if choice not in ("auto", "cann", "sim"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import _backend, _paths
 
 try:
-    from ._cffi_acl import ffi, lib  # noqa: F401  (re-exported)
+    from ._cffi_acl import ffi as ffi, lib as lib  # noqa: F401  (re-exported)
 except ModuleNotFoundError as exc:
     if exc.name != f"{__package__}._cffi_acl" or _paths.not_built_reason() is None:
         raise
@@ -19,7 +19,7 @@ BACKEND: _backend.BackendInfo = _backend.load(ffi, lib)
 
 def bound_files() -> dict[str, str | None]:
     """Function name -> the library file its address lies in (dladdr), None if missing."""
-    out = {}
+    out: dict[str, str | None] = {}
     for i in range(lib.hgb_function_count()):
         name = ffi.string(lib.hgb_function_name(i)).decode()
         f = lib.hgb_function_file(i)

@@ -21,27 +21,35 @@ from __future__ import annotations
 import itertools
 import warnings
 import weakref
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from ._cffi_acl import ffi, lib
 from .errors import CleanupWarning, ClosedError, warn_status
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._types import CData
 
 _NULL = ffi.NULL
 _forget = lib.hgb_obj_forget
 _KIND_PY = lib.HGB_KIND_PY
 
-_waiting: dict = {}           # key -> _Res whose release the handle layer will call back for
+
+_waiting: dict[int, _Res] = {}           # key -> _Res whose release the handle layer will call back for
 _keys = itertools.count(1)
 
 
 @ffi.def_extern()
-def hgb_py_release(key):
+def hgb_py_release(key: int) -> None:
     res = _waiting.pop(key, None)
     if res is not None:
         res._run_release()
 
 
 @ffi.def_extern()
-def hgb_py_cleanup_failed(function, status):
+def hgb_py_cleanup_failed(function: CData, status: int) -> None:
     try:
         warn_status(status, ffi.string(function).decode(), stacklevel=2)
     except Exception:           # a warning turned into an error must not escape into C
@@ -54,7 +62,7 @@ class _Res:
 
     __slots__ = ("name", "_o", "_release")
 
-    def __init__(self, name, release=None, deps=()):
+    def __init__(self, name: str, release: Callable[[], object] | None = None, deps: tuple[_Res, ...] = ()) -> None:
         self.name = name
         self._release = release
         key = next(_keys)
@@ -65,9 +73,11 @@ class _Res:
         self._o = ffi.gc(o, _forget)
         _waiting[key] = self
 
+    _o: CData
+
     @property
     def _refs(self) -> int:
-        return lib.hgb_obj_refs(self._o)
+        return int(lib.hgb_obj_refs(self._o))
 
     @property
     def alive(self) -> bool:
@@ -90,13 +100,13 @@ class _Res:
             warnings.warn(f"releasing {self.name} failed: {exc!r}", CleanupWarning, stacklevel=3)
 
 
-def keep_objects(*objs) -> _Res:
+def keep_objects(*objs: object) -> _Res:
     """A resource that keeps Python objects alive (host buffers of an async copy) until released."""
     box = [objs]
     return _Res("host buffer", box.clear)
 
 
-def _drop(live: list, res: _Res) -> None:
+def _drop(live: list[bool], res: _Res) -> None:
     """A Python-released handle's finalizer: mark it closed, then let go of its reference."""
     live[0] = False
     res.release()
@@ -110,10 +120,11 @@ class Handle:
     ``weakref.finalize`` (close(), garbage collection and exit run it once).
     """
 
-    _finalizer: weakref.finalize
+    _finalizer: weakref.finalize[..., Any]
+    _res: _Res
     _live = [False]          # before the constructor succeeded: closed
 
-    def _adopt(self, res: _Res, callback=_drop, *extra) -> None:
+    def _adopt(self, res: _Res, callback: Callable[..., object] = _drop, *extra: object) -> None:
         self._res = res
         live = self._live = [True]
         self._finalizer = weakref.finalize(self, callback, live, res, *extra)
@@ -132,11 +143,12 @@ class Handle:
         if not self._live[0]:
             raise ClosedError(f"{type(self).__name__} is closed")
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._check_open()
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         self.close()
         return False
 
@@ -148,8 +160,11 @@ class CHandle(Handle):
 
     _bare = False      # True: the class lets go of ``_o`` itself (in __del__), no ffi.gc wrapper
     _addressed = False # True: ``_a`` is the object's address as an int (what _fastcall reads)
+    _o: CData
+    _a: int
+    _handle: CData
 
-    def _own(self, o) -> None:
+    def _own(self, o: CData) -> None:
         """Take the object just made for this handle (made with wrapped=1)."""
         if o == _NULL:
             raise MemoryError(f"cannot track a {type(self).__name__}")
@@ -166,9 +181,9 @@ class CHandle(Handle):
         else:                        # a handle over a Python-released _Res (e.g. a Context)
             super().close()
 
-    def _hold(self):
+    def _hold(self) -> CData:
         """A new reference to the open object (the caller releases it or hands it on)."""
-        o = self.__dict__.get("_o")
+        o: CData | None = self.__dict__.get("_o")
         if o is None and "_res" in self.__dict__ and self._live[0]:
             return self._res.retain()._o
         if o is None or not lib.hgb_obj_hold(o):
@@ -179,17 +194,17 @@ class CHandle(Handle):
     def _refs(self) -> int:
         """Holders of the resource right now (the handle, views, plans, queued work)."""
         o = self.__dict__.get("_o")
-        return 0 if o is None else lib.hgb_obj_refs(o)
+        return 0 if o is None else int(lib.hgb_obj_refs(o))
 
     @property
-    def handle(self):
+    def handle(self) -> CData:
         """The C object as a cdata, for calls through ``pyacl_hardgrad.raw``; raises when closed."""
         if not self._live[0]:
             self._check_open()
         return self._handle
 
 
-def hold(obj):
+def hold(obj: Handle | _Res) -> CData:
     """A new reference to any handle's (or _Res's) object, for a dependent to own."""
     if isinstance(obj, CHandle):
         return obj._hold()

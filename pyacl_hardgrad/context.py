@@ -7,9 +7,15 @@ elsewhere with ``Context.from_handle(h)``; ``int(ctx)`` is the handle pyACL take
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._binding import ffi, lib
 from ._lifetime import CHandle, _Res
 from .errors import check, warn_status
+
+if TYPE_CHECKING:
+    from ._types import CData
+    from .device import Device, _DeviceState
 
 __all__ = ["Context"]
 
@@ -20,7 +26,7 @@ class Context(CHandle):
 
     owns_handle = True
 
-    def __init__(self, device=0):
+    def __init__(self, device: Device | int | None = 0) -> None:
         from .device import _held_state
         state = _held_state(device)
         try:
@@ -32,7 +38,7 @@ class Context(CHandle):
         self._setup(p[0], state, True)
 
     @classmethod
-    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Context":
+    def from_handle(cls, handle: int | CData, device: Device | int | None = None, *, own: bool = False) -> "Context":
         """Wrap an aclrtContext made elsewhere (an int as pyACL returns it, or a cdata).
         ``own=True``: closing destroys it; otherwise its creator does.  ``device``: the device
         it belongs to (a Device or an id; default: the calling thread's current device)."""
@@ -55,7 +61,7 @@ class Context(CHandle):
         finally:
             rt.release()
 
-    def _setup(self, handle, state, own) -> None:
+    def _setup(self, handle: CData, state: _DeviceState, own: bool) -> None:
         self._handle = handle
         self._device_state = state
         self.owns_handle = bool(own)
@@ -83,10 +89,10 @@ class Context(CHandle):
         check(lib.aclrtSetCurrentContext(self.handle), "aclrtSetCurrentContext")
         return self
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(ffi.cast("uintptr_t", self.handle))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return "<Context closed>"
         return f"<Context 0x{int(self):x} on device {self.device_id}{'' if self.owns_handle else ' borrowed'}>"

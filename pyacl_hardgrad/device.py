@@ -3,12 +3,22 @@ from __future__ import annotations
 
 import threading
 import warnings
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
 
 from . import _allocator, _args
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import CleanupWarning, ClosedError, check, warn_status
 from .runtime import _runtime_res
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._allocator import MemoryStats
+    from ._types import CData
+    from .memory import DeviceMemory
+    from .stream import Event, Stream
 
 __all__ = ["Device", "device_count", "default_device", "release_defaults"]
 
@@ -17,7 +27,7 @@ _states: dict[int, "_DeviceState"] = {}
 _tls = threading.local()
 
 
-def _int32_buf():
+def _int32_buf() -> CData:
     b = getattr(_tls, "i32", None)
     if b is None:
         b = _tls.i32 = ffi.new("int32_t *")
@@ -38,17 +48,17 @@ class _DeviceState:
             rt.release()
             raise
         self.extra_sets = 0          # aclrtSetDevice calls made by make_current fallbacks
-        self.context = None
+        self.context: CData | None = None
         p = ffi.new("aclrtContext *")
         if lib.aclrtGetCurrentContext(p) == 0 and p[0] != ffi.NULL:
             self.context = p[0]
-        self.default_stream = None
+        self.default_stream: Stream | None = None
         self._stream_lock = threading.Lock()
         self.res = _Res(f"Device({device_id})", self._release, (rt,))
         lib.hgb_obj_set_device(self.res._o, device_id)     # the allocator's key for its memory
         # what _fastcall.make allocates with: (device object, context) as integers; None until
         # the device has a context (the Python path makes it current first)
-        self._alloc = None if self.context is None else (int(ffi.cast("uintptr_t", self.res._o)),
+        self._alloc: tuple[int, int] | None = None if self.context is None else (int(ffi.cast("uintptr_t", self.res._o)),
                                                          int(ffi.cast("uintptr_t", self.context)))
 
     def _release(self) -> None:
@@ -76,7 +86,7 @@ class _DeviceState:
             return
         self.make_current()
 
-    def get_default_stream(self):
+    def get_default_stream(self) -> Stream:
         s = self.default_stream
         if s is None or s.closed:
             from .stream import Stream
@@ -87,11 +97,12 @@ class _DeviceState:
         return s
 
 
-def _current_context():
+def _current_context() -> CData | None:
     """The calling thread's current context, None when no device is set (or no runtime)."""
     p = ffi.new("aclrtContext *")
     if lib.aclrtGetCurrentContext(p) == 0 and p[0] != ffi.NULL:
-        return p[0]
+        ctx: CData = p[0]
+        return ctx
     lib.aclGetRecentErrMsg()                        # the failure is expected: drop its text
     return None
 
@@ -143,14 +154,15 @@ class Device(Handle):
                                   f"failed: {exc}", CleanupWarning, stacklevel=2)
         super().close()
 
-    def __index__(self):
+    def __index__(self) -> int:
         return self._id
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.make_current()
         return super().__enter__()
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         """Close, and make the device that was current on this thread before current again."""
         try:
             return super().__exit__(exc_type, exc, tb)
@@ -208,32 +220,32 @@ class Device(Handle):
         return int(free[0]), int(total[0])
 
     @property
-    def default_stream(self):
+    def default_stream(self) -> Stream:
         """The device's stream used by operators called without ``stream=``.  It lives as
         long as the device is in use."""
         self._check_open()
         return self._state.get_default_stream()
 
-    def create_stream(self):
+    def create_stream(self) -> Stream:
         from .stream import Stream
         self._check_open()
         return Stream(self._state)
 
-    def create_event(self, flags: int | None = None):
+    def create_event(self, flags: int | None = None) -> Event:
         """An Event; ``flags`` (ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE, ...) uses
         aclrtCreateEventWithFlag."""
         from .stream import Event
         self._check_open()
         return Event(self._state, flags)
 
-    def allocate(self, nbytes: int, policy: int | None = None):
+    def allocate(self, nbytes: int, policy: int | None = None) -> DeviceMemory:
         """``DeviceMemory`` of nbytes: from the caching allocator by default, one aclrtMalloc
         with ``policy`` when one is given."""
         from .memory import DeviceMemory
         self._check_open()
         return DeviceMemory(self._state, nbytes, policy)
 
-    def memory_stats(self) -> dict:
+    def memory_stats(self) -> MemoryStats:
         """The caching allocator's statistics for this device (``hg.memory_stats``)."""
         return _allocator.memory_stats(self._id)
 
@@ -242,7 +254,7 @@ class Device(Handle):
         self._check_open()
         _allocator.empty_cache(self._id)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Device {self._id}{' closed' if self.closed else ''}>"
 
 
@@ -270,7 +282,7 @@ def default_device() -> Device:
         return _default
 
 
-def default_stream():
+def default_stream() -> Stream:
     """The default stream of the default device (where calls with host arrays only run)."""
     d = _default
     if d is None or not d._live[0]:
@@ -309,7 +321,7 @@ def release_defaults() -> None:
     release_cached_scalars()
 
 
-def _held_state(device) -> _DeviceState:
+def _held_state(device: Device | int | None) -> _DeviceState:
     """The device state a foreign handle belongs to, with one reference the caller owns:
     ``device`` (a Device or an id), else the calling thread's current device, else device 0."""
     if isinstance(device, Device):
@@ -326,7 +338,7 @@ def _held_state(device) -> _DeviceState:
     return _acquire_state(int(device))
 
 
-def _as_handle(handle, what: str, *, null_ok: bool = False):
+def _as_handle(handle: int | CData, what: str, *, null_ok: bool = False) -> CData:
     """A handle given as pyACL gives it (an int address) or as a cdata, as ``void *``."""
     if isinstance(handle, int) and not isinstance(handle, bool):
         if not 0 <= handle < 1 << 64:
@@ -342,7 +354,7 @@ def _as_handle(handle, what: str, *, null_ok: bool = False):
     return p
 
 
-def _state_of(obj) -> _DeviceState:
+def _state_of(obj: Device | _DeviceState | None) -> _DeviceState:
     if isinstance(obj, Device):
         obj._check_open()
         return obj._state

@@ -7,10 +7,14 @@ so a lookup that misses checks for it then."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._binding import lib
+
+if TYPE_CHECKING:
+    from ._types import DTypeLike
 
 __all__ = ["float32", "float16", "bfloat16", "to_numpy_dtype", "to_acl", "from_acl", "acl_name"]
 
@@ -27,18 +31,18 @@ _PAIRS = (
     (np.dtype(np.uint64), lib.ACL_UINT64), (np.dtype(np.bool_), lib.ACL_BOOL),
     (np.dtype(np.complex64), lib.ACL_COMPLEX64), (np.dtype(np.complex128), lib.ACL_COMPLEX128),
 )
-_TO_ACL = {dt: code for dt, code in _PAIRS}
-_FROM_ACL = {code: dt for dt, code in _PAIRS}
-_ALIASES = {"fp16": float16, "half": float16, "fp32": float32, "float": float32}
-_ACL_NAMES = {getattr(lib, n): n for n in dir(lib)
+_TO_ACL: dict[np.dtype[Any], int] = {dt: code for dt, code in _PAIRS}
+_FROM_ACL: dict[int, np.dtype[Any]] = {code: dt for dt, code in _PAIRS}
+_ALIASES: dict[str, np.dtype[Any]] = {"fp16": float16, "half": float16, "fp32": float32, "float": float32}
+_ACL_NAMES: dict[int, str] = {getattr(lib, n): n for n in dir(lib)
               if n.startswith("ACL_") and n[4:] in {"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32",
                                                     "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL",
                                                     "COMPLEX64", "COMPLEX128", "DT_UNDEFINED"}}
-_cache: dict = {}
-_bfloat16 = None
+_cache: dict[object, np.dtype[Any]] = {}
+_bfloat16: np.dtype[Any] | None = None
 
 
-def _load_bfloat16() -> np.dtype:
+def _load_bfloat16() -> np.dtype[Any]:
     """ml_dtypes' bfloat16, entered into the tables on first use."""
     global _bfloat16
     if _bfloat16 is None:
@@ -50,13 +54,16 @@ def _load_bfloat16() -> np.dtype:
     return _bfloat16
 
 
-def __getattr__(name: str):
-    if name == "bfloat16":
-        return _load_bfloat16()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if TYPE_CHECKING:
+    bfloat16: np.dtype[Any]     # ml_dtypes' bfloat16, loaded on first access (__getattr__)
+else:
+    def __getattr__(name: str) -> np.dtype[Any]:
+        if name == "bfloat16":
+            return _load_bfloat16()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def to_numpy_dtype(dtype) -> np.dtype:
+def to_numpy_dtype(dtype: DTypeLike) -> np.dtype[Any]:
     """A numpy dtype from a numpy dtype/type, a name ("float32", "bf16") or an aclDataType."""
     try:
         return _cache[dtype]
@@ -69,7 +76,7 @@ def to_numpy_dtype(dtype) -> np.dtype:
     elif isinstance(dtype, str) and dtype.lower() in _ALIASES:
         out = _ALIASES[dtype.lower()]
     else:
-        out = np.dtype(dtype)
+        out = np.dtype(dtype)     # type: ignore[arg-type]  # (an int that is no aclDataType: TypeError)
     if out not in _TO_ACL and _bfloat16 is None and "ml_dtypes" in sys.modules:
         _load_bfloat16()      # out may be its bfloat16, which exists only once ml_dtypes is imported
     if out not in _TO_ACL:
@@ -81,12 +88,13 @@ def to_numpy_dtype(dtype) -> np.dtype:
     return out
 
 
-def to_acl(dtype) -> int:
+def to_acl(dtype: DTypeLike) -> int:
     """aclDataType of a dtype-like."""
     return _TO_ACL[to_numpy_dtype(dtype)]
 
 
-def from_acl(code: int) -> np.dtype:
+def from_acl(code: int) -> np.dtype[Any]:
+
     try:
         return _FROM_ACL[code]
     except KeyError:

@@ -7,6 +7,7 @@ constants (which come from include/), so it can never drift from the headers.
 from __future__ import annotations
 
 import warnings
+from typing import Callable
 
 from ._binding import BACKEND, ffi, lib
 
@@ -26,7 +27,7 @@ def _build_code_names() -> tuple[dict[int, str], frozenset[int]]:
     """code -> name from lib's constants; runtime (ACL_ERROR_RT_*) names win over generic ones."""
     names: dict[int, str] = {0: "ACL_SUCCESS"}
     aclnn: set[int] = set()
-    rank = {}
+    rank: dict[int, int] = {}
     for attr in dir(lib):
         if attr.startswith("ACLNN_ERR_"):
             r = 2
@@ -74,7 +75,7 @@ class AclError(PyaclError, RuntimeError):
     that failed) and ``message`` (its aclGetRecentErrMsg text) describe it.
     """
 
-    def __init__(self, code: int, function: str | None = None, message: str = ""):
+    def __init__(self, code: int, function: str | None = None, message: str = "") -> None:
         self.code = int(code)
         self.name = code_name(self.code)
         self.function = function
@@ -85,11 +86,11 @@ class AclError(PyaclError, RuntimeError):
             text += f": {message}"
         super().__init__(text)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., AclError], tuple[object, ...]]:
         return (_rebuild, (type(self), self.code, self.function, self.message))
 
 
-def _rebuild(cls, code, function, message):
+def _rebuild(cls: type[AclError], code: int, function: str | None, message: str) -> AclError:
     return cls(code, function, message)
 
 
@@ -110,14 +111,15 @@ class ApiNotSupportedError(RuntimeApiError, NotImplementedError):
     library set does not export (None when a present function returned the code itself)."""
 
     def __init__(self, code: int, function: str | None = None, message: str = "",
-                 missing_function: str | None = None):
+                 missing_function: str | None = None) -> None:
+
         self.missing_function = missing_function
         if missing_function and not message:
             message = (f"{missing_function} is not exported by the loaded {BACKEND.name} libraries "
                        f"({', '.join(BACKEND.library_files)})")
         super().__init__(code, function, message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., AclError], tuple[object, ...]]:
         return (type(self), (self.code, self.function, self.message, self.missing_function))
 
 

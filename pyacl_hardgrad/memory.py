@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, overload
 
 import numpy as np
 
@@ -12,6 +13,14 @@ from .device import _state_of
 from .errors import ClosedError, check, error_for, warn_status
 from .stream import Stream
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from typing_extensions import Self
+
+    from ._types import CData, HostBuffer, ShapeLike
+    from .device import Device, _DeviceState
+
+_B = TypeVar("_B", bound="HostBuffer")
 __all__ = ["DeviceMemory", "Workspace", "HostMemory"]
 
 _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
@@ -23,7 +32,7 @@ _calls = threading.local()
 _GONE = lib.HGB_GONE
 
 
-def call_buffer():
+def call_buffer() -> Any:
     """This thread's hgb_call (the outcome of an allocation in the handle layer)."""
     try:
         return _calls.c
@@ -32,14 +41,14 @@ def call_buffer():
         return c
 
 
-def allocation_failed(st: int, c, state):
+def allocation_failed(st: int, c: Any, state: _DeviceState) -> NoReturn:
     """Raise for a failed allocation of the handle layer (``c.function`` names the call)."""
     if st == _GONE:
         raise ClosedError(f"Device({state.id}) has been released")
     raise error_for(st, ffi.string(c.function).decode())
 
 
-def _host_view(obj, writable: bool, name: str = "src"):
+def _host_view(obj: Any, writable: bool, name: str = "src") -> tuple[CData, int]:
     """(cdata pointer, nbytes) of a host buffer (bytes, bytearray, memoryview, numpy array)."""
     kind = "a writable buffer (bytearray, numpy array, writable memoryview)" if writable else \
         "a buffer (bytes, bytearray, memoryview, numpy array)"
@@ -63,8 +72,8 @@ class _Hold:
 
     __slots__ = ("_held",)
 
-    def __init__(self, *handles):
-        held = []
+    def __init__(self, *handles: Handle) -> None:
+        held: list[CData] = []
         try:
             for h in handles:
                 held.append(hold(h))          # ClosedError for a closed handle
@@ -74,17 +83,17 @@ class _Hold:
             raise
         self._held = held
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
-        held, self._held = self._held, ()
+    def __exit__(self, *exc: object) -> Literal[False]:
+        held, self._held = self._held, []
         for o in reversed(held):
             lib.hgb_obj_release(o)
         return False
 
 
-def _check_stream(stream):
+def _check_stream(stream: Stream | None) -> Stream | None:
     if stream is not None and not isinstance(stream, Stream):
         raise TypeError(f"stream must be a Stream or None, got {type(stream).__name__}")
     return stream
@@ -93,14 +102,21 @@ def _check_stream(stream):
 class _Addressed:
     """``ptr`` (a ``void *`` cdata) and ``int(mem)`` of an allocation at ``_ptr`` / ``_addr``."""
 
+    _ptr: CData
+    _addr: int
+    _live: list[bool]
+    nbytes: int
+    if TYPE_CHECKING:
+        def _check_open(self) -> None: ...
+
     @property
-    def ptr(self):
+    def ptr(self) -> CData:
         """The address as a ``void *`` cdata."""
         if not self._live[0]:
             self._check_open()
         return self._ptr
 
-    def __int__(self):
+    def __int__(self) -> int:
         self._check_open()
         return self._addr
 
@@ -117,7 +133,7 @@ class DeviceMemory(_Addressed, CHandle):
     that stream is synchronized.
     """
 
-    def __init__(self, device, nbytes: int, policy: int | None = None):
+    def __init__(self, device: Device | _DeviceState | None, nbytes: int, policy: int | None = None) -> None:
         state = _state_of(device)
         nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         if policy is not None:
@@ -148,7 +164,7 @@ class DeviceMemory(_Addressed, CHandle):
         self._own(lib.hgb_obj_new(lib.HGB_KIND_MEMORY, ptr, 0, [dep], 1, 1))
 
     @classmethod
-    def _wrap(cls, o, nbytes: int, state) -> "DeviceMemory":
+    def _wrap(cls, o: CData, nbytes: int, state: _DeviceState) -> "DeviceMemory | None":
         """A handle over memory the handle layer allocated (``o``: a reference the handle takes);
         None when another handle already wraps it (the reference is given back)."""
         if not lib.hgb_obj_adopt(o):
@@ -166,7 +182,8 @@ class DeviceMemory(_Addressed, CHandle):
     owns_handle = True
 
     @classmethod
-    def from_handle(cls, ptr, nbytes: int, device=None, *, own: bool = False):
+    def from_handle(cls, ptr: int | CData, nbytes: int, device: Device | int | None = None, *,
+                    own: bool = False) -> Self:
         """Wrap ``nbytes`` of device memory allocated elsewhere (an int address as pyACL's
         ``acl.rt.malloc`` returns it, or a cdata), e.g. as a plan's workspace.
 
@@ -190,7 +207,7 @@ class DeviceMemory(_Addressed, CHandle):
     def device_id(self) -> int:
         return self._device_state.id
 
-    def _range(self, nbytes, offset):
+    def _range(self, nbytes: int | None, offset: int) -> tuple[int, int]:
         offset = _args.integer(offset, "offset", 0)
         if nbytes is None:
             nbytes = self.nbytes - offset
@@ -199,7 +216,8 @@ class DeviceMemory(_Addressed, CHandle):
             raise ValueError(f"range [{offset}, {offset + nbytes}) outside the {self.nbytes}-byte allocation")
         return nbytes, offset
 
-    def copy_from_host(self, src, nbytes: int | None = None, offset: int = 0, *, stream=None) -> None:
+    def copy_from_host(self, src: HostBuffer, nbytes: int | None = None, offset: int = 0, *,
+                       stream: Stream | None = None) -> None:
         """Copy a host buffer into this memory at byte ``offset`` (aclrtMemcpy[Async])."""
         self._check_open()
         _check_stream(stream)
@@ -220,7 +238,14 @@ class DeviceMemory(_Addressed, CHandle):
                   "aclrtMemcpyAsync")
             _keep_for(stream, self, src, buf)
 
-    def copy_to_host(self, dst=None, nbytes: int | None = None, offset: int = 0, *, stream=None):
+    @overload
+    def copy_to_host(self, dst: None = None, nbytes: int | None = None, offset: int = 0, *,
+                     stream: Stream | None = None) -> bytearray: ...
+    @overload
+    def copy_to_host(self, dst: _B, nbytes: int | None = None, offset: int = 0, *,
+                     stream: Stream | None = None) -> _B: ...
+    def copy_to_host(self, dst: HostBuffer | None = None, nbytes: int | None = None, offset: int = 0, *,
+                     stream: Stream | None = None) -> HostBuffer:
         """Copy this memory (from byte ``offset``) to a host buffer; a new bytearray when
         ``dst`` is None.  With a stream the copy is async: sync the stream before reading."""
         self._check_open()
@@ -244,7 +269,8 @@ class DeviceMemory(_Addressed, CHandle):
                 _keep_for(stream, self, dst, buf)
         return dst
 
-    def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *, stream=None) -> None:
+    def copy_from_device(self, src: "DeviceMemory", nbytes: int | None = None, *,
+                         stream: Stream | None = None) -> None:
         """Device-to-device copy of ``nbytes`` (default: all of src) to the start of this memory.
         src may live on another device once the current device has peer access to it
         (``Device.enable_peer_access``)."""
@@ -275,7 +301,7 @@ class DeviceMemory(_Addressed, CHandle):
             with _Hold(self):
                 check(lib.aclrtMemset(dst, self.nbytes - offset, value, nbytes), "aclrtMemset")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return f"<{type(self).__name__} closed>"
         return f"<{type(self).__name__} 0x{self._addr:x} nbytes={self.nbytes} device={self.device_id}>"
@@ -295,7 +321,7 @@ class HostMemory(_Addressed, Handle):
 
     owns_handle = True
 
-    def __init__(self, nbytes: int):
+    def __init__(self, nbytes: int) -> None:
         from .runtime import _runtime_res
         nbytes = _args.integer(nbytes, "nbytes", 0, _args.INT64_MAX)
         rt = _runtime_res()
@@ -308,7 +334,7 @@ class HostMemory(_Addressed, Handle):
         self._setup(p[0], nbytes, True, rt)
 
     @classmethod
-    def from_handle(cls, ptr, nbytes: int, *, own: bool = False) -> "HostMemory":
+    def from_handle(cls, ptr: int | CData, nbytes: int, *, own: bool = False) -> "HostMemory":
         """Wrap host memory allocated elsewhere (an int address, or a cdata).  ``own=True``:
         the last release calls aclrtFreeHost (for memory from aclrtMallocHost); otherwise
         its allocator frees it."""
@@ -320,7 +346,7 @@ class HostMemory(_Addressed, Handle):
         self._setup(p, nbytes, own, _runtime_res())
         return self
 
-    def _setup(self, p, nbytes, own, rt) -> None:
+    def _setup(self, p: CData, nbytes: int, own: bool, rt: _Res) -> None:
         self._ptr, self._addr, self.nbytes = p, int(ffi.cast("uintptr_t", p)), nbytes
         self.owns_handle = bool(own)
         release = (lambda: warn_status(lib.aclrtFreeHost(p), "aclrtFreeHost", stacklevel=4)) if own else None
@@ -332,7 +358,7 @@ class HostMemory(_Addressed, Handle):
         self._check_open()
         return memoryview(ffi.buffer(self._ptr, self.nbytes))
 
-    def numpy(self, dtype="uint8", shape=None) -> np.ndarray:
+    def numpy(self, dtype: npt.DTypeLike = "uint8", shape: ShapeLike | None = None) -> np.ndarray[Any, Any]:
         """A numpy view of the memory (no copy; do not use it after close)."""
         dt = np.dtype(dtype)
         a = np.frombuffer(self.buffer, dt, self.nbytes // dt.itemsize)
@@ -342,7 +368,8 @@ class HostMemory(_Addressed, Handle):
         """The bytes in place (valid while the memory is open); the same as ``buffer``."""
         return self.buffer
 
-    def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0, *, stream=None) -> None:
+    def memset(self, value: int = 0, nbytes: int | None = None, offset: int = 0, *,
+               stream: Stream | None = None) -> None:
         """Set bytes to ``value`` (aclrtMemset, or aclrtMemsetAsync on ``stream``)."""
         self._check_open()
         _check_stream(stream)
@@ -362,13 +389,13 @@ class HostMemory(_Addressed, Handle):
                   "aclrtMemsetAsync")
             stream._keep(self._res)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return "<HostMemory closed>"
         return f"<HostMemory 0x{self._addr:x} nbytes={self.nbytes}{'' if self.owns_handle else ' borrowed'}>"
 
 
-def _keep_for(stream, mem, *host) -> None:
+def _keep_for(stream: Stream, mem: CHandle, *host: object) -> None:
     """An async copy: the stream holds the memory and the host buffers until it syncs."""
     keep = keep_objects(*host)
     try:

@@ -63,7 +63,7 @@ class Runtime(Handle):
     ``config_path`` only matters for the holder that actually initialises ACL.
     """
 
-    def __init__(self, config_path: str | None = None):
+    def __init__(self, config_path: str | None = None) -> None:
         self._adopt(_runtime_res(config_path))
 
     @property
@@ -71,5 +71,5 @@ class Runtime(Handle):
         """False when ACL had already been initialised outside this package."""
         return _owns_init
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Runtime {'closed' if self.closed else 'open'}, holders={_count}>"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import threading
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
@@ -11,6 +12,9 @@ from ._binding import ffi, lib
 from ._lifetime import CHandle
 from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, recent_error_message, warn_status
+
+if TYPE_CHECKING:
+    from ._types import DTypeLike, Number
 
 __all__ = ["Scalar"]
 
@@ -21,11 +25,11 @@ class Scalar(CHandle):
     _addressed = True             # operator calls read ``_a`` (_binding_c/fastcall.c)
     __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
-    def __init__(self, value, dtype="float32"):
+    def __init__(self, value: Number, dtype: DTypeLike = "float32") -> None:
         npdt = to_numpy_dtype(dtype)
         box = _scalar_box(value, npdt)
         self.dtype = npdt
-        self.value = box[()]
+        self.value: np.generic = box[()]    # type: ignore[assignment]  # (a 0-d array's item)
         handle = lib.aclCreateScalar(ffi.from_buffer(box), to_acl(npdt))
         if handle == ffi.NULL:
             raise AclnnParamError(lib.ACLNN_ERR_PARAM_INVALID, "aclCreateScalar",
@@ -37,14 +41,14 @@ class Scalar(CHandle):
             warn_status(lib.aclDestroyScalar(handle), "aclDestroyScalar")
             raise
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self.value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Scalar {self.value!r} {self.dtype}{' closed' if self.closed else ''}>"
 
 
-def _scalar_box(value, npdt: np.dtype) -> np.ndarray:
+def _scalar_box(value: Any, npdt: np.dtype[Any]) -> np.ndarray[Any, Any]:
     """A 0-d array of ``npdt`` holding ``value`` exactly as the rules allow: a real number
     (a bool for bool dtypes); integers must fit the integer dtype, floats must be integral."""
     if value is None or isinstance(value, (str, bytes, bytearray)):
@@ -80,11 +84,12 @@ def _scalar_box(value, npdt: np.dtype) -> np.ndarray:
 # release_defaults() (or interpreter exit); every launch retains what it uses, so clearing
 # the cache never frees a Scalar a queued operator still needs.
 _CACHE_MAX = 64
-_float32_cache: dict = {}
+_CacheKey = Union[float, "tuple[str, float]"]
+_float32_cache: dict[_CacheKey, Scalar] = {}
 _cache_lock = threading.Lock()
 
 
-def _cache_key(value: float):
+def _cache_key(value: float) -> _CacheKey | None:
     """Floats key themselves, except zeros (0.0 == -0.0 but their bits differ) and NaN."""
     if value != value:
         return None
@@ -98,7 +103,7 @@ def _cache_key(value: float):
 lookup_float32 = _float32_cache.get
 
 
-def cached_float32(value) -> "Scalar | None":
+def cached_float32(value: Any) -> "Scalar | None":
     """The cache's float32 Scalar for ``value`` (created on first use); None when the value
     cannot be cached (NaN, or the cache is full): the caller then makes its own Scalar."""
     try:

@@ -4,11 +4,16 @@ from __future__ import annotations
 import atexit
 import threading
 import weakref
+from typing import TYPE_CHECKING, Callable
 
 from . import _args
 from ._binding import ffi, lib
-from ._lifetime import CHandle, hold
+from ._lifetime import CHandle, _Res, hold
 from .errors import ClosedError, check, warn_status
+
+if TYPE_CHECKING:
+    from ._types import CData
+    from .device import Device, _DeviceState
 
 __all__ = ["Stream", "Event"]
 
@@ -31,16 +36,16 @@ class _HostCalls:
     """Python callables run by the runtime: one C trampoline, handles kept until they ran,
     and one report thread (aclrtProcessReport loop) for the streams it is subscribed to."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._live: dict = {}
-        self._subscribed: set = set()
+        self._live: dict[int, Callable[[], object]] = {}
+        self._subscribed: set[int] = set()
         self._thread: threading.Thread | None = None
         self._thread_id = 0
         self._generation = 0                  # bumped by every subscription
-        self._trampoline = None
+        self._trampoline: Callable[..., None] | None = None
 
-    def _run(self, arg) -> None:
+    def _run(self, arg: CData) -> None:
         key = int(ffi.cast("uintptr_t", arg))
         fn = self._live.pop(key, None)
         if fn is not None:
@@ -61,7 +66,7 @@ class _HostCalls:
                 self._subscribed.clear()
                 return
 
-    def launch(self, stream: "Stream", fn, block: bool | None) -> None:
+    def launch(self, stream: "Stream", fn: Callable[[], object], block: bool | None) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be callable, got {type(fn).__name__}")
         stream._device_state.ensure_current()
@@ -91,7 +96,7 @@ class _HostCalls:
         if self._thread is None:
             started, go = threading.Event(), threading.Event()
 
-            def main():
+            def main() -> None:
                 self._thread_id = threading.get_ident()   # pthread_self() on POSIX
                 started.set()
                 go.wait()                                 # processes once subscribed
@@ -118,7 +123,7 @@ _sync_obj = lib.hgb_stream_sync
 _CLOSED = lib.HGB_CLOSED
 
 
-def _out_buffers():
+def _out_buffers() -> tuple[CData, CData, CData]:
     """Per-thread reusable out-parameters (no ffi.new on hot paths)."""
     b = getattr(_tls, "bufs", None)
     if b is None:
@@ -126,7 +131,7 @@ def _out_buffers():
     return b
 
 
-def sync_failed(stream, status: int):
+def sync_failed(stream: Stream, status: int) -> None:
     """Raise for a failed hgb_stream_sync of ``stream``."""
     if status == _CLOSED:
         raise ClosedError("Stream is closed")
@@ -146,7 +151,7 @@ class Stream(CHandle):
     _addressed = True           # plan runs read ``_a`` (_binding_c/fastcall.c)
     __slots__ = ("_a",)         # a slot: C reads it at a fixed offset
 
-    def __init__(self, device, *, _default: bool = False):
+    def __init__(self, device: Device | _DeviceState, *, _default: bool = False) -> None:
         state = device._state if hasattr(device, "_state") else device
         state.ensure_current()
         p = _out_buffers()[0]
@@ -170,13 +175,14 @@ class Stream(CHandle):
         self._own(o)
         _streams.add(self)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(ffi.cast("uintptr_t", self.handle))
 
     owns_handle = True
 
     @classmethod
-    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Stream":
+    def from_handle(cls, handle: int | CData, device: Device | int | None = None, *,
+                    own: bool = False) -> "Stream":
         """Wrap an aclrtStream made elsewhere: an int as pyACL's ``acl.rt.create_stream`` returns
         it (0: the default stream of the current context), or a cdata.
 
@@ -207,26 +213,26 @@ class Stream(CHandle):
     def device_id(self) -> int:
         return self._device_state.id
 
-    def _keep(self, *holders) -> None:
+    def _keep(self, *holders: CHandle | _Res) -> None:
         """Hold the resources of ``holders`` (handles, or _Res) until the work enqueued so far
         has finished (the next synchronize())."""
         objs = [h._o for h in holders]
         if not lib.hgb_stream_hold(self._hold_open(), objs, len(objs)):
             raise ClosedError("a resource to keep for the stream has been released")
 
-    def _hold_open(self):
+    def _hold_open(self) -> CData:
         if not self._live[0]:
             self._check_open()
         return self._o
 
     def _held(self) -> int:
         """How many resources the stream holds for queued work right now."""
-        return lib.hgb_stream_held(self._o)
+        return int(lib.hgb_stream_held(self._o))
 
     def _pinned(self) -> int:
         """How many repeatable plans are pinned on this stream (each held until it is closed and
         the stream has synchronised since, or the stream is closed)."""
-        return lib.hgb_stream_pinned(self._o)
+        return int(lib.hgb_stream_pinned(self._o))
 
     def synchronize(self) -> None:
         """Block until everything enqueued on this stream has finished (then let go of what
@@ -261,7 +267,7 @@ class Stream(CHandle):
         """aclrtStreamQuery: True when everything enqueued so far has finished (no wait)."""
         status = ffi.new("aclrtStreamStatus *")
         check(lib.aclrtStreamQuery(self.handle, status), "aclrtStreamQuery")
-        return status[0] == lib.ACL_STREAM_STATUS_COMPLETE
+        return bool(status[0] == lib.ACL_STREAM_STATUS_COMPLETE)
 
     def synchronize_timeout(self, timeout_ms: int) -> None:
         """aclrtSynchronizeStreamWithTimeout: like synchronize(), giving up after timeout_ms
@@ -275,20 +281,20 @@ class Stream(CHandle):
         mode = lib.ACL_STOP_ON_FAILURE if stop_on_failure else lib.ACL_CONTINUE_ON_FAILURE
         check(lib.aclrtSetStreamFailureMode(self.handle, mode), "aclrtSetStreamFailureMode")
 
-    def launch_host_func(self, fn) -> None:
+    def launch_host_func(self, fn: Callable[[], object]) -> None:
         """aclrtLaunchHostFunc: call ``fn()`` when the stream reaches this point; later work
         waits for it.  It runs on a runtime thread, holding the GIL; an exception it raises
         is printed, not raised here."""
         _host_calls.launch(self, fn, None)
 
-    def launch_callback(self, fn, *, block: bool = True) -> None:
+    def launch_callback(self, fn: Callable[[], object], *, block: bool = True) -> None:
         """aclrtLaunchCallback: call ``fn()`` on this package's report thread (subscribed to
         the stream with aclrtSubscribeReport) when the stream reaches this point; with
         ``block`` later work waits for it (ACL_CALLBACK_BLOCK)."""
         _host_calls.launch(self, fn, bool(block))
 
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return "<Stream closed>"
         return f"<Stream 0x{int(self):x} on device {self.device_id}>"
@@ -303,7 +309,7 @@ class Event(CHandle):
     aclrtCreateEvent event, which can do all of it.
     """
 
-    def __init__(self, device, flags: int | None = None):
+    def __init__(self, device: Device | _DeviceState, flags: int | None = None) -> None:
         state = device._state if hasattr(device, "_state") else device
         state.ensure_current()
         p = ffi.new("aclrtEvent *")
@@ -321,13 +327,14 @@ class Event(CHandle):
             raise
         self._own(lib.hgb_obj_new(lib.HGB_KIND_EVENT, handle, 0, [dev], 1, 1))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(ffi.cast("uintptr_t", self.handle))
 
     owns_handle = True
 
     @classmethod
-    def from_handle(cls, handle, device=None, *, own: bool = False) -> "Event":
+    def from_handle(cls, handle: int | CData, device: Device | int | None = None, *,
+                    own: bool = False) -> "Event":
         """Wrap an aclrtEvent made elsewhere (an int as pyACL returns it, or a cdata).
 
         ``own=False`` borrows it (``close()`` leaves it to its creator); ``own=True`` makes
@@ -363,14 +370,14 @@ class Event(CHandle):
         """True when the recorded work has completed (does not block)."""
         status = _out_buffers()[2]
         check(lib.aclrtQueryEventStatus(self.handle, status), "aclrtQueryEventStatus")
-        return status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+        return bool(status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE)
 
     def waiters_done(self) -> bool:
         """aclrtQueryEventWaitStatus: True when the latest record ran, so streams waiting for
         it may go on."""
         status = ffi.new("aclrtEventWaitStatus *")
         check(lib.aclrtQueryEventWaitStatus(self.handle, status), "aclrtQueryEventWaitStatus")
-        return status[0] == lib.ACL_EVENT_WAIT_STATUS_COMPLETE
+        return bool(status[0] == lib.ACL_EVENT_WAIT_STATUS_COMPLETE)
 
     def timestamp(self) -> int:
         """aclrtEventGetTimestamp: microseconds (runtime clock) when the latest record ran."""
@@ -385,5 +392,5 @@ class Event(CHandle):
         check(lib.aclrtEventElapsedTime(ms, self.handle, end.handle), "aclrtEventElapsedTime")
         return float(ms[0])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Event closed>" if self.closed else f"<Event 0x{int(self):x}>"
