@@ -4,6 +4,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from .device import _DeviceState
+from .tensor import Tensor
 
 _T = TypeVar("_T", bound="TensorBase")
 
@@ -37,16 +38,16 @@ class PlanRunner:
     @property
     def state(self) -> _DeviceState: ...
     @property
-    def out(self) -> Any: ...
+    def out(self) -> Tensor | tuple[Tensor, ...]: ...
     @property
     def name(self) -> str: ...
     @property
     def workspace_size(self) -> int: ...
     runs: int
-    def __init__(self, o: Any, address: int, live: list[bool], state: _DeviceState, out: Any, name: str,
+    def __init__(self, o: Any, address: int, live: list[bool], state: _DeviceState, out: Tensor | tuple[Tensor, ...], name: str,
                  workspace_size: int, general: Callable[[PlanRunner, Any, Any, bool], Any],
                  failed: Callable[[PlanRunner, int, Any, Any], Any]) -> None: ...
-    def run(self, workspace: Any = None, stream: Any = None, *, sync: bool = False) -> Any: ...
+    def run(self, workspace: Any = None, stream: Any = None, *, sync: bool = False) -> Tensor | tuple[Tensor, ...]: ...
 
 class OpCall:
     """An operator's fused call with its arguments in an array: op(stream, flags, *args)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, Sequence, TypeVar, overload
 
 import numpy as np
 
@@ -81,13 +81,13 @@ class _Hold:
             for o in reversed(held):
                 lib.hgb_obj_release(o)
             raise
-        self._held = held
+        self._held: Sequence[CData] = held
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> Literal[False]:
-        held, self._held = self._held, []
+        held, self._held = self._held, ()
         for o in reversed(held):
             lib.hgb_obj_release(o)
         return False

@@ -33,6 +33,7 @@ import keyword
 import operator
 import platform
 import threading
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, Union
 
 import numpy as np
 
@@ -49,6 +50,34 @@ from .scalar import Scalar, _float32_cache, cached_float32, lookup_float32
 from .stream import Stream, sync_failed
 from .tensor import Tensor, _row_major, made_tensor as _made
 
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Protocol
+
+    import numpy.typing as npt
+
+    from ._types import CData, DTypeLike
+    from .device import _DeviceState
+    from .errors import AclError
+    from .tensor import _Layout
+
+    # an hgb_call * (a struct: its fields are the C ones)
+    _Call = Any
+    # the binding's generated C entry points (lib.hgb_call_<op>, ...; ABI-mode closures): a status
+    _Entry = Callable[..., int]
+    # what a one-call returns: its output(s) (in-place: its input), Tensors or, called with host
+    # arrays only, numpy arrays
+    _Out = Union[Tensor, "npt.NDArray[Any]"]
+    _Result = Union[_Out, tuple[Union[_Out, None], ...], None]
+    # the staging table of a host call and its outputs' shapes and dtypes (see _host_layout)
+    _HostLayout = tuple[Any, ...]
+
+    class _Shaped(Protocol):
+        """What an output's layout is derived from: a Tensor's or a numpy array's shape and dtype."""
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def dtype(self) -> np.dtype[Any]: ...
 __all__ = ["result_dtype", "operators", "unsupported", "Plan", "OpSpec"]
 
 _NULL = ffi.NULL
@@ -61,12 +90,12 @@ _HANDLE_KINDS = ("tensor", "out", "scalar")
 _tls = threading.local()
 _empty = lib.hgb_tensor_empty
 
-def _call_buffer():
+def _call_buffer() -> _Call:
     c = _tls.c = ffi.new("hgb_call *")
     return c
 
 
-def result_dtype(*dtypes) -> np.dtype:
+def result_dtype(*dtypes: DTypeLike) -> np.dtype[Any]:
     """CANN's promotion of the dtypes (the default output dtype of an operator)."""
     codes = [to_acl(d) for d in dtypes]
     if not codes:
@@ -75,14 +104,14 @@ def result_dtype(*dtypes) -> np.dtype:
     for c in codes[1:]:
         out = lib.hgb_promote_types(out, c)
         if out < 0:
-            raise TypeError(f"no promoted dtype for {', '.join(str(np.dtype(d)) for d in dtypes)}")
+            raise TypeError(f"no promoted dtype for {', '.join(str(np.dtype(d)) for d in dtypes)}")  # type: ignore[arg-type]
     return from_acl(out)
 
 
-_promoted: dict = {}
+_promoted: dict[tuple[np.dtype[Any], ...], np.dtype[Any]] = {}
 
 
-def _promote(dtypes: tuple) -> np.dtype:
+def _promote(dtypes: tuple[np.dtype[Any], ...]) -> np.dtype[Any]:
     """result_dtype, memoised per dtype tuple (the rule itself is hgb_promote_types)."""
     r = _promoted.get(dtypes)
     if r is None:
@@ -93,15 +122,20 @@ def _promote(dtypes: tuple) -> np.dtype:
 class Param:
     __slots__ = ("cname", "name", "kind", "role", "default", "has_default", "ctype")
 
-    def __init__(self, cname, name, kind, role, ctype):
+    def __init__(self, cname: str, name: str, kind: str, role: str, ctype: str) -> None:
         self.cname, self.name, self.kind, self.role, self.ctype = cname, name, kind, role, ctype
-        self.default, self.has_default = None, False
+        self.default: Any = None            # an op.json default (a JSON value)
+        self.has_default = False
 
 
 class OpSpec:
     """One operator: its parameters and the two generic C entry points (fused call, plan)."""
 
-    def __init__(self, desc: dict, entry: dict, fused, planner, source: str, host=None):
+    function: Callable[..., _Result]        # set by _register
+    plan: type[Plan]
+
+    def __init__(self, desc: dict[str, Any], entry: dict[str, Any], fused: _Entry, planner: _Entry, source: str,
+                 host: _Entry | None = None) -> None:
         self.name = desc["name"]
         self.source = source                       # "binding" or the library file (ABI mode)
         base = self.name[len("aclnn"):] if self.name.startswith("aclnn") else self.name
@@ -139,30 +173,30 @@ class OpSpec:
         self.tensor_inputs = [p for p in params if p.kind in _TENSOR_KINDS and p.role == "in"]
         self.tensor_params = [p for p in params if p.kind in _TENSOR_KINDS]
         self.fused = fused
-        self.fast = None                # the same call through _fastcall.OpCall (binding operators)
-        self.front = None               # OpCall.front: the one-call's common case in C
+        self.fast: _fastcall.OpCall | None = None   # the same call through _fastcall.OpCall (binding operators)
+        self.front: Callable[..., Any] | None = None    # OpCall.front: the one-call's common case in C
         self.planner = planner
         self.host = host                # the host-array call (stage, fused call with a wait, copy back)
-        self.host_layouts: dict = {}    # see _host_layout
+        self.host_layouts: dict[tuple[Any, ...], _HostLayout] = {}    # see _host_layout
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<OpSpec {self.name}({', '.join(p.name for p in self.params)})>"
 
 
 # --- argument conversion (the general path) ---------------------------------------------------
 
-def _bound(value):
+def _bound(value: object) -> Scalar | None:
     """The Scalar a one-call passes for a scalar argument without making one per call: the cached
     float32 Scalar of a float/int, a Scalar itself; None sends the call down the general path."""
     t = type(value)
     if t is float or t is int:
         return cached_float32(value)
     if t is Scalar:
-        return value
+        return value    # type: ignore[return-value]  # (t is its type)
     return None
 
 
-def _as_scalar(value, name: str, temps: list) -> Scalar:
+def _as_scalar(value: object, name: str, temps: list[CHandle]) -> Scalar:
     if isinstance(value, Scalar):
         return value
     if isinstance(value, (str, bytes, bytearray)) or value is None:
@@ -173,14 +207,14 @@ def _as_scalar(value, name: str, temps: list) -> Scalar:
     return s
 
 
-def _non_tensor(p: Param, value, cached: bool, temps: list):
+def _non_tensor(p: Param, value: Any, cached: bool, temps: list[CHandle]) -> Scalar | int | float | bool:
     """A scalar or value argument as the generic call passes it (see _bound, _as_scalar, _as_value)."""
     if p.kind == "scalar":
         return (cached and _bound(value)) or _as_scalar(value, p.name, temps)
     return _as_value(p, value)
 
 
-def _as_value(p: Param, value):
+def _as_value(p: Param, value: Any) -> int | float | bool:
     try:
         if p.kind == "int":
             return operator.index(value)
@@ -192,10 +226,10 @@ def _as_value(p: Param, value):
         raise TypeError(f"{p.name} must be {want} ({p.ctype}), not {type(value).__name__} {value!r}") from None
 
 
-_layouts: dict = {}
+_layouts: dict[tuple[Any, ...], _Layout] = {}
 
 
-def _layout(spec: OpSpec, tensors) -> tuple:
+def _layout(spec: OpSpec, tensors: Sequence[_Shaped]) -> _Layout:
     """(shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[]) of the output a call
     allocates: the broadcast shape and the promoted dtype of the tensor inputs; memoised per input
     layout."""
@@ -216,11 +250,12 @@ def _layout(spec: OpSpec, tensors) -> tuple:
     return lay
 
 
-def _alloc_failed(st, c):
+def _alloc_failed(st: int, c: _Call) -> NoReturn:
     raise error_for(st, ffi.string(c.function).decode())
 
 
-def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
+def _new_out(c: _Call, spec: OpSpec, tensors: tuple[Tensor, ...] | list[Tensor],
+             state: _DeviceState | None = None) -> Tensor:
     """The output a call allocates (see _layout) on the first tensor's device (or ``state``)."""
     lay = _layout(spec, tensors)
     if state is None:
@@ -231,7 +266,8 @@ def _new_out(c, spec: OpSpec, tensors, state=None) -> Tensor:
     return _made(c, lay, state)
 
 
-def _failed(st: int, c, spec: OpSpec, handles, made=(), args=None):
+def _failed(st: int, c: _Call, spec: OpSpec, handles: list[Any] | tuple[Any, ...],
+            made: tuple[Tensor, ...] | list[Tensor] = (), args: tuple[Any, ...] | None = None) -> None:
     """Raise for a failed generic call (closing outputs it allocated).  Returns instead when the
     closed argument was a cached Scalar standing in for a number (released meanwhile by
     release_cached_scalars()): the caller then takes the general path, which makes its own."""
@@ -250,7 +286,8 @@ def _failed(st: int, c, spec: OpSpec, handles, made=(), args=None):
     raise error_for(st, ffi.string(c.function).decode() if c.function != _NULL else None)
 
 
-def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=None):
+def _c_arguments(spec: OpSpec, values: list[Any], inputs: list[Tensor], made: list[Tensor],
+                 state: _DeviceState | None = None) -> tuple[_Call, list[Any], list[Any]]:
     """Allocate the outputs left out (each appended to ``made``); (the call buffer, the handle
     arguments, the arguments of the generic C call)."""
     c = getattr(_tls, "c", None) or _call_buffer()
@@ -264,12 +301,12 @@ def _c_arguments(spec: OpSpec, values: list, inputs: list, made: list, state=Non
     return c, handles, cargs
 
 
-def _not_host_value(name: str, a, e) -> TypeError:
+def _not_host_value(name: str, a: object, e: Exception) -> TypeError:
     return TypeError(f"{name} must be a Tensor or an array of numbers (numpy array, list), not "
                      f"{type(a).__name__} {a!r:.40}: {e}")
 
 
-def _host_value(name: str, a, widened: list) -> np.ndarray:
+def _host_value(name: str, a: Any, widened: list[tuple[str, str]]) -> np.ndarray[Any, Any]:
     """A host value given for tensor input ``name`` as a numpy array of a dtype with an
     aclDataType.  Records in ``widened`` the inputs whose dtype numpy chose (float64 for a float
     array, int64 for Python ints), for the hint when the operator refuses that dtype."""
@@ -287,12 +324,12 @@ def _host_value(name: str, a, widened: list) -> np.ndarray:
     return arr
 
 
-def _widened_how(a, arr) -> str:
+def _widened_how(a: object, arr: np.ndarray[Any, Any]) -> str:
     return f"is a {arr.dtype} array" if isinstance(a, np.ndarray) else \
         f"was converted by numpy to {arr.dtype} (from {type(a).__name__})"
 
 
-def _host_tensor(name: str, a, state, widened: list) -> Tensor:
+def _host_tensor(name: str, a: Any, state: _DeviceState, widened: list[tuple[str, str]]) -> Tensor:
     """A host value given for tensor input ``name`` as a temporary Tensor (see _host_value)."""
     arr = _host_value(name, a, widened)
     try:
@@ -308,11 +345,11 @@ _np_empty = np.empty
 _NOT_BUFFER = (ValueError, TypeError, BufferError)
 
 
-def _fbw(a):
+def _fbw(a: np.ndarray[Any, Any]) -> CData:
     return _fb(a, require_writable=True)
 
 
-def _host_layout(spec: OpSpec, arrays: list) -> tuple:
+def _host_layout(spec: OpSpec, arrays: list[np.ndarray[Any, Any] | None]) -> _HostLayout:
     """The staging table of a host call (hgb_host_tensor per tensor parameter) and the shape and
     dtype of each output: ``(table, out0 shape, out0 dtype, ..., kept objects)``; memoised per
     layout of the inputs (``arrays``: per tensor parameter, the array or None), under the key the
@@ -346,7 +383,7 @@ def _host_layout(spec: OpSpec, arrays: list) -> tuple:
     return lay
 
 
-def _host(spec: OpSpec, args: tuple, stream):
+def _host(spec: OpSpec, args: tuple[Any, ...], stream: Stream | None) -> _Result:
     """A call with host arrays only (no Tensor among the tensor arguments): see _host_call."""
     try:
         return _host_call(spec, args, stream, True)
@@ -354,7 +391,7 @@ def _host(spec: OpSpec, args: tuple, stream):
         return _host_call(spec, args, stream, False)
 
 
-def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
+def _host_call(spec: OpSpec, args: tuple[Any, ...], stream: Stream | None, cached: bool) -> _Result:
     """Every host-array call the generated function's own branch does not take (lists, scalars to
     convert, non-contiguous, read-only or in-place arrays, absent inputs): the arrays are made
     contiguous here, then one call into C stages them as device tensors, runs the operator, waits
@@ -363,7 +400,12 @@ def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
         raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
     if stream is not None and stream.closed:
         raise ClosedError(f"Stream stream of {spec.function_name} is closed")
-    temps, widened, arrays, back, values = [], [], [], [], []
+    temps: list[CHandle] = []
+    widened: list[tuple[str, str]] = []
+    arrays: list[np.ndarray[Any, Any] | None] = []
+    back: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
+    values: list[Any] = []
+    arr: np.ndarray[Any, Any] | None
     try:
         for a, p in zip(args, spec.params):
             if p.kind in _TENSOR_KINDS:
@@ -408,7 +450,7 @@ def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
         if stream is None:
             stream = default_stream()
         c = getattr(_tls, "c", None) or _call_buffer()
-        st = spec.host(c, stream._o, lay[0], *cargs)
+        st = spec.host(c, stream._o, lay[0], *cargs)    # type: ignore[misc]  # (set: the host path)
         if st:
             if widened and st in _PARAM_CODES:
                 _failed_widened(st, c, spec, [], widened)
@@ -426,7 +468,8 @@ def _host_call(spec: OpSpec, args: tuple, stream, cached: bool):
             t.close()
 
 
-def _host_failed(st: int, c, spec: OpSpec, handles: tuple, args: tuple, stream):
+def _host_failed(st: int, c: _Call, spec: OpSpec, handles: tuple[Any, ...], args: tuple[Any, ...],
+                 stream: Stream) -> _Result:
     """A failed call of a generated function's host-array branch (every argument an array or a
     value it takes as is): the general path's errors; a cached Scalar released meanwhile makes
     the call again with Scalars of its own."""
@@ -439,31 +482,31 @@ def _host_failed(st: int, c, spec: OpSpec, handles: tuple, args: tuple, stream):
     return _host_call(spec, args, stream, False)
 
 
-def _abi_host(fused, params: list):
+def _abi_host(fused: _Entry, params: list[dict[str, Any]]) -> _Entry:
     """The host-array call of an operator declared at run time: the same staging and copy-back
     (hgb_host_stage / hgb_host_finish) around its fused call."""
     slots = [i for i, p in enumerate(params) if p["kind"] in _TENSOR_KINDS]
     nhandles = sum(p["kind"] in _HANDLE_KINDS for p in params)
     n = len(slots)
 
-    def host(c, stream, lay, *args):
+    def host(c: _Call, stream: CData, lay: CData, *args: Any) -> int:
         data = ffi.new("void *[]", max(n, 1))
         t = ffi.new("hgb_obj *[]", max(n, 1))
         for k, i in enumerate(slots):
             data[k] = ffi.cast("void *", args[i])
-        st = lib.hgb_host_stage(c, stream, lay, data, t, n, nhandles)
+        st: int = lib.hgb_host_stage(c, stream, lay, data, t, n, nhandles)
         if st:
             return st
         fargs = list(args)
         for k, i in enumerate(slots):
             fargs[i] = t[k]
         st = fused(c, stream, _WAIT, *fargs)
-        return lib.hgb_host_finish(c, st, stream, lay, data, t, n)
+        return int(lib.hgb_host_finish(c, st, stream, lay, data, t, n))
 
     return host
 
 
-def _failed_widened(st: int, c, spec: OpSpec, made: list, widened: list):
+def _failed_widened(st: int, c: _Call, spec: OpSpec, made: list[Tensor], widened: list[tuple[str, str]]) -> NoReturn:
     """A refused call with host inputs numpy made float64/int64: the operator's error with the
     conversion named and float32 suggested."""
     for t in made:
@@ -475,11 +518,11 @@ def _failed_widened(st: int, c, spec: OpSpec, made: list, widened: list):
                      f"{hint}: pass float32 data, e.g. np.asarray(x, np.float32)")
 
 
-def _with_hint(err, hint: str):
+def _with_hint(err: AclError, hint: str) -> AclError:
     return type(err)(err.code, err.function, f"{err.message} [{hint}]")
 
 
-def _general(spec: OpSpec, args: tuple, stream, sync: bool):
+def _general(spec: OpSpec, args: tuple[Any, ...], stream: Stream | None, sync: bool) -> _Result:
     """Every call the generated fast path does not take: host arrays, Scalars to make, values to
     convert, checks with clear errors.  Then the same fused call.  Numbers take the cached
     float32 Scalars; when one is released meanwhile (release_cached_scalars() in another
@@ -494,11 +537,11 @@ class _CachedScalarGone(Exception):
     pass
 
 
-def _default_state():
+def _default_state() -> _DeviceState:
     return default_device()._state
 
 
-def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
+def _general_call(spec: OpSpec, args: tuple[Any, ...], stream: Stream | None, sync: bool, cached: bool) -> _Result:
     if stream is not None and type(stream) is not Stream:
         raise TypeError(f"stream must be a Stream, not {type(stream).__name__}")
     if stream is not None and stream.closed:
@@ -513,9 +556,13 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
         state = given[0]._device_state
     else:
         state = _default_state()
-    temps, made, host, widened = [], [], [], []
+    temps: list[CHandle] = []
+    made: list[Tensor] = []
+    host: list[tuple[Tensor, np.ndarray[Any, Any]]] = []
+    widened: list[tuple[str, str]] = []
     try:
-        values, inputs = [], []
+        values: list[Any] = []
+        inputs: list[Tensor] = []
         for a, p in zip(args, spec.params):
             if p.kind in _TENSOR_KINDS:
                 if a is None and p.role == "out":
@@ -562,8 +609,8 @@ def _general_call(spec: OpSpec, args: tuple, stream, sync: bool, cached: bool):
     finally:
         for t in made:
             t.close()
-        for t in temps:
-            t.close()
+        for h in temps:
+            h.close()
 
 
 # --- the generated functions -------------------------------------------------------------------
@@ -593,7 +640,7 @@ def _signature_text(spec: OpSpec, for_plan: bool) -> str:
     return ", ".join(parts)
 
 
-def _make_function(spec: OpSpec):
+def _make_function(spec: OpSpec) -> Callable[..., _Result]:
     """The one-call function of an operator, written out for its parameters so the common call
     (Tensors, float or Scalar scalars, a stream or none) costs a few type checks and one call."""
     names = [p.name for p in spec.params]
@@ -704,14 +751,14 @@ def _make_function(spec: OpSpec):
         if p.has_default:
             env[f"{p.name}__default"] = p.default
     exec(compile(src, f"<pyacl_hardgrad.ops {spec.name}>", "exec"), env)
-    fn = env[spec.function_name]
+    fn: Any = env[spec.function_name]
     fn.__module__ = __name__
     fn.__doc__ = _function_doc(spec)
     fn._source = src
-    return fn
+    return fn   # type: ignore[no-any-return]  # (the function exec made)
 
 
-def _host_branch(spec: OpSpec, scalar_body: list, values_ok: list, scalar_vars: dict) -> list:
+def _host_branch(spec: OpSpec, scalar_body: list[str], values_ok: list[str], scalar_vars: dict[str, str]) -> list[str]:
     """The generated function's branch for host arrays only, when every tensor input is a
     C-contiguous numpy array (writable for in-place ones) of a layout seen before: the buffers go
     straight to the operator's host-array call (one crossing); everything else takes _host_call."""
@@ -775,12 +822,13 @@ class Plan(CHandle):
     _spec: OpSpec
     _addressed = True
 
-    def _make(self, args: tuple, repeatable: bool) -> None:
+    def _make(self, args: tuple[Any, ...], repeatable: bool) -> None:
         spec = self._spec
-        temps, made = [], []
-        values = []
+        temps: list[CHandle] = []
+        made: list[Tensor] = []
+        values: list[Any] = []
         try:
-            inputs = []
+            inputs: list[Any] = []
             for a, p in zip(args, spec.params):
                 if p.kind in _TENSOR_KINDS:
                     if not isinstance(a, Tensor) and not (a is None and p.role == "out"):
@@ -813,7 +861,7 @@ class Plan(CHandle):
         r = self._runner = _PlanRunner(self._o, self._a, self._live, self._state,
                                        self.out, type(self).__name__, self.workspace_size, _run_general,
                                        _run_failed)
-        self.run = r.run            # phase 2 straight from the call site (_binding_c/fastcall.c)
+        self.run = r.run            # type: ignore[method-assign]  # phase 2 straight from the call site (_binding_c/fastcall.c)
 
     @property
     def runs(self) -> int:
@@ -825,7 +873,8 @@ class Plan(CHandle):
         """True for a one-shot plan that has run (it cannot run again)."""
         return not self.repeatable and self.runs > 0
 
-    def run(self, workspace: DeviceMemory | None = None, stream=None, *, sync: bool = False):
+    def run(self, workspace: DeviceMemory | None = None, stream: Stream | None = None, *,
+            sync: bool = False) -> Tensor | tuple[Tensor, ...]:
         """Phase 2 on ``stream`` (default: the device's default stream).
 
         ``workspace`` must hold ``workspace_size`` bytes; when None and the size is not 0 the plan
@@ -840,7 +889,7 @@ class Plan(CHandle):
         """
         return self._runner.run(workspace, stream, sync=sync)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "closed" if self.closed else ("consumed" if self.consumed else "ready")
         return f"<{type(self).__name__} workspace_size={getattr(self, 'workspace_size', '?')} {state}>"
 
@@ -850,11 +899,11 @@ _plan_run_in = lib.hgb_plan_run_in
 _thread_call = lib.hgb_thread_call
 
 
-def _bad_workspace(workspace):
+def _bad_workspace(workspace: object) -> NoReturn:
     raise TypeError(f"workspace must be a DeviceMemory (device.allocate(n)), not {type(workspace).__name__}")
 
 
-def _run_general(r, workspace, stream, sync):
+def _run_general(r: _PlanRunner, workspace: object, stream: object, sync: bool) -> Tensor | tuple[Tensor, ...]:
     """A plan run the C runner does not take itself: a closed plan, a workspace, a stream that
     is not a Stream (or None) -- the checks and errors of Plan.run."""
     if not r.live[0]:
@@ -880,7 +929,7 @@ def _run_general(r, workspace, stream, sync):
     return r.out
 
 
-def _run_failed(r, st, stream, workspace):
+def _run_failed(r: _PlanRunner, st: int, stream: Stream, workspace: DeviceMemory | None) -> NoReturn:
     """Raise the error of a failed run (status ``st``); a run whose launch went through counts."""
     c = _thread_call()
     if c.wait_failed:
@@ -898,7 +947,7 @@ def _run_failed(r, st, stream, workspace):
 _fastcall.setup(Stream, int(ffi.cast("uintptr_t", ffi.addressof(lib, "hgb_plan_run"))), _WAIT)
 
 
-def _make_plan_class(spec: OpSpec):
+def _make_plan_class(spec: OpSpec) -> type[Plan]:
     names = [p.name for p in spec.params]
     src = (f"def __init__(_plan, {_signature_text(spec, True)}):\n"
            f"    _plan._make(({', '.join(names)}{',' if names else ''}), repeatable)\n")
@@ -916,17 +965,17 @@ def _make_plan_class(spec: OpSpec):
 
 _specs: dict[str, OpSpec] = {}
 _unsupported: dict[str, str] = {}
-_keep_names: list = []          # C strings the handle layer keeps pointers to (ABI-mode operators)
+_keep_names: list[CData] = []          # C strings the handle layer keeps pointers to (ABI-mode operators)
 
 
-def _entries(table: dict) -> dict:
-    entries: dict = {}            # the optional op.json entries of the operator folders
+def _entries(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}            # the optional op.json entries of the operator folders
     for name, e in table.get("entries", {}).items():
         entries.setdefault(name, {}).update(e)
     return entries
 
 
-def _abi_entry_points(desc: dict, ffi2, lib2):
+def _abi_entry_points(desc: dict[str, Any], ffi2: Any, lib2: Any) -> tuple[_Entry, _Entry]:
     """The fused call and plan constructor of an operator declared at run time (ABI mode): the
     same generic steps as the generated ones, through hgb_begin / hgb_finish."""
     name, params = desc["name"], desc["params"]
@@ -937,12 +986,12 @@ def _abi_entry_points(desc: dict, ffi2, lib2):
     _keep_names.extend((n1, n2, phase2))
     kinds = [p["kind"] for p in params]
 
-    def prepare(c, args):
+    def prepare(c: _Call, args: tuple[Any, ...]) -> tuple[CData, int, list[Any]]:
         objs = [a for a, k in zip(args, kinds) if k in _HANDLE_KINDS]
         arr = ffi.new("hgb_obj *[]", max(len(objs), 1))
         for i, o in enumerate(objs):
             arr[i] = o
-        cargs = []
+        cargs: list[Any] = []
         for a, k in zip(args, kinds):
             if k in _HANDLE_KINDS:
                 cargs.append(0 if a == _NULL else int(ffi.cast("uintptr_t", lib.hgb_obj_handle(a))))
@@ -952,21 +1001,21 @@ def _abi_entry_points(desc: dict, ffi2, lib2):
         ex = int(ffi.cast("uintptr_t", ffi.addressof(c, "executor")))
         return arr, len(objs), cargs + [ws, ex]
 
-    def fused(c, stream, flags, *args):
+    def fused(c: _Call, stream: CData, flags: int, *args: Any) -> int:
         arr, n, cargs = prepare(c, args)
-        st = lib.hgb_begin(c, stream, arr, n)
+        st: int = lib.hgb_begin(c, stream, arr, n)
         if st:
             return st
         st = phase1(*cargs)
-        return lib.hgb_finish(c, st, arr, n, stream, flags, phase2, n1, n2)
+        return int(lib.hgb_finish(c, st, arr, n, stream, flags, phase2, n1, n2))
 
-    def planner(c, repeatable, *args):
+    def planner(c: _Call, repeatable: int, *args: Any) -> int:
         arr, n, cargs = prepare(c, args)
-        st = lib.hgb_begin(c, _NULL, arr, n)
+        st: int = lib.hgb_begin(c, _NULL, arr, n)
         if st:
             return st
         st = phase1(*cargs)
-        return lib.hgb_plan_finish(c, st, arr, n, repeatable, phase2, n1, n2)
+        return int(lib.hgb_plan_finish(c, st, arr, n, repeatable, phase2, n1, n2))
 
     return fused, planner
 
@@ -976,7 +1025,7 @@ def _abi_value_type(ctype: str) -> str:
     return "_Bool" if t == "bool" else t
 
 
-def _abi_declarations(ops: list[dict]) -> str:
+def _abi_declarations(ops: list[dict[str, Any]]) -> str:
     out = ["typedef int aclDataType; typedef int aclFormat;\n"]
     for op in ops:
         ps = ", ".join("uintptr_t" if p["kind"] in _HANDLE_KINDS else _abi_value_type(p["type"])
@@ -986,7 +1035,7 @@ def _abi_declarations(ops: list[dict]) -> str:
     return "".join(out)
 
 
-def _cann_include_dirs() -> list:
+def _cann_include_dirs() -> list[Path]:
     from pathlib import Path
     import platform
     root = BACKEND.root
@@ -998,7 +1047,7 @@ def _cann_include_dirs() -> list:
     return [d for d in dirs if d.is_dir()]
 
 
-def _discover_cann(known: set, entries: dict) -> None:
+def _discover_cann(known: set[str], entries: dict[str, dict[str, Any]]) -> None:
     """Operators of the installed CANN's headers that the binding was not compiled with."""
     from pathlib import Path
     import cffi
@@ -1027,14 +1076,14 @@ def _discover_cann(known: set, entries: dict) -> None:
         except OSError as exc:
             _unsupported[f"({path.name})"] = f"cannot be opened: {exc}"
     for op in new:
-        for lib2, path in opened:
+        for lib2, file in opened:
             try:
                 getattr(lib2, op["name"] + "GetWorkspaceSize")
                 getattr(lib2, op["name"])
             except AttributeError:
                 continue
             fused, planner = _abi_entry_points(op, ffi2, lib2)
-            _register(op, entries.get(op["name"], {}), fused, planner, path, _abi_host(fused, op["params"]))
+            _register(op, entries.get(op["name"], {}), fused, planner, file, _abi_host(fused, op["params"]))
             break
         else:
             _unsupported[op["name"]] = "declared in the CANN headers but exported by no libopapi*.so of the toolkit"
@@ -1073,13 +1122,13 @@ def _op_call(spec: OpSpec) -> _fastcall.OpCall:
                         for p in spec.params)
         results = tuple(spec.params.index(p) for p in spec.results)
 
-        def failed(st, handles, args, made):
+        def failed(st: int, handles: tuple[Any, ...], args: tuple[Any, ...], made: tuple[Tensor, ...]) -> object:
             _failed(st, _thread_call(), spec, handles, made, args)
             return _NO                  # a cached Scalar was released meanwhile: the Python path
 
         inputs = tuple(spec.params.index(p) for p in spec.tensor_inputs)
         if inputs:                      # outputs left out are made in C, laid out by _layout
-            def layout(*tensors):
+            def layout(*tensors: Tensor) -> _Layout:
                 return _layout(spec, tensors)
             op.set_front(roles, anchor, results, Tensor, Scalar, _float32_cache, failed, _NO, layout, inputs)
         else:
@@ -1088,7 +1137,8 @@ def _op_call(spec: OpSpec) -> _fastcall.OpCall:
     return op
 
 
-def _register(desc: dict, entry: dict, fused, planner, source: str, host=None) -> None:
+def _register(desc: dict[str, Any], entry: dict[str, Any], fused: _Entry, planner: _Entry, source: str,
+              host: _Entry | None = None) -> None:
     spec = OpSpec(desc, entry, fused, planner, source, host)
     if source == "binding":
         spec.fast = _op_call(spec)
@@ -1105,8 +1155,8 @@ def _register(desc: dict, entry: dict, fused, planner, source: str, host=None) -
         __all__.append(alias)
 
 
-def _result_dtype_alias(alias: str, op: str):
-    def fn(*dtypes) -> np.dtype:
+def _result_dtype_alias(alias: str, op: str) -> Callable[..., np.dtype[Any]]:
+    def fn(*dtypes: DTypeLike) -> np.dtype[Any]:
         return result_dtype(*dtypes)
     fn.__name__ = fn.__qualname__ = alias
     fn.__doc__ = f"The default out dtype of {op} (an older name of :func:`result_dtype`, kept by its op.json)."

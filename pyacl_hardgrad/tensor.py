@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, SupportsIndex, TypeVar, Union, overload
 
 import numpy as np
 
@@ -19,6 +20,22 @@ from .dtypes import to_acl, to_numpy_dtype
 from .errors import AclnnParamError, ClosedError, check, recent_error_message, warn_status
 from .memory import DeviceMemory, _calls, _Hold, allocation_failed, call_buffer
 
+if TYPE_CHECKING:
+    from types import EllipsisType
+
+    import numpy.typing as npt
+    from typing_extensions import Self
+
+    from ._types import CData, DTypeLike, ShapeLike
+    from .device import _DeviceState
+
+    # (shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[]): an output's layout
+    # (ops._layout); a new tensor's (_new_layout) adds its nbytes
+    _Layout = tuple[tuple[int, ...], tuple[int, ...], np.dtype[Any], int, int, int, CData]
+    _NewLayout = tuple[tuple[int, ...], tuple[int, ...], np.dtype[Any], int, int, int, CData, int]
+    _Index = Union[SupportsIndex, slice, EllipsisType]
+
+_TT = TypeVar("_TT", bound="Tensor")
 __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
 
@@ -32,7 +49,7 @@ _fastcall.set_tensor_calls(_address("hgb_tensor_empty"), _address("hgb_thread_ca
 _make = _fastcall.make
 _thread_call = lib.hgb_thread_call          # where _make's failed allocation names its function
 
-_AxisError = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError
+_AxisError: type[Exception] = getattr(getattr(np, "exceptions", np), "AxisError", None) or np.AxisError  # type: ignore[attr-defined]
 _FORMAT_ND = lib.ACL_FORMAT_ND
 _KIND_TENSOR = lib.HGB_KIND_TENSOR
 _wait_for = lib.hgb_tensor_wait
@@ -41,7 +58,7 @@ _H2D = lib.ACL_MEMCPY_HOST_TO_DEVICE
 _tensor_empty = lib.hgb_tensor_empty
 
 
-def _row_major(shape) -> tuple[int, ...]:
+def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)
@@ -49,14 +66,14 @@ def _row_major(shape) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def _numel(shape) -> int:
+def _numel(shape: Iterable[int]) -> int:
     n = 1
     for d in shape:
         n *= d
     return n
 
 
-def _extent(shape, strides, offset) -> tuple[int, int]:
+def _extent(shape: Sequence[int], strides: Sequence[int], offset: int) -> tuple[int, int]:
     """(lowest, highest) element index a non-empty view touches."""
     lo = hi = offset
     for n, s in zip(shape, strides):
@@ -67,28 +84,28 @@ def _extent(shape, strides, offset) -> tuple[int, int]:
     return lo, hi
 
 
-def _check_shape(shape, name="shape") -> tuple[int, ...]:
+def _check_shape(shape: ShapeLike, name: str = "shape") -> tuple[int, ...]:
     """A shape as a tuple of dims, each in [0, 2**63 - 1] (aclCreateTensor takes int64)."""
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     return _args.integers(shape, name, 0, _args.INT64_MAX)
 
 
-def _check_strides(strides, ndim: int) -> tuple[int, ...]:
+def _check_strides(strides: Sequence[SupportsIndex], ndim: int) -> tuple[int, ...]:
     strides = _args.integers(strides, "strides", -_args.INT64_MAX, _args.INT64_MAX)
     if len(strides) != ndim:
         raise ValueError(f"strides has {len(strides)} entries for {ndim} dimensions")
     return strides
 
 
-def _check_nbytes(shape, npdt) -> int:
+def _check_nbytes(shape: tuple[int, ...], npdt: np.dtype[Any]) -> int:
     n = _numel(shape) * npdt.itemsize
     if n > _args.INT64_MAX:
         raise ValueError(f"shape {shape} of {npdt} needs {n} bytes, more than any device can hold (2**63 - 1)")
     return n
 
 
-def _check_extent(shape, strides, offset, npdt) -> None:
+def _check_extent(shape: tuple[int, ...], strides: tuple[int, ...], offset: int, npdt: np.dtype[Any]) -> None:
     """The view's byte span must be addressable (no int64 overflow of index * itemsize)."""
     if _numel(shape):
         lo, hi = _extent(shape, strides, offset)
@@ -101,7 +118,7 @@ def _check_registered(ptr: int, first: int, end: int, device_id: int) -> None:
     """Where the runtime has an allocation registry (the embedded one, also under CANN's file
     names), a foreign view's bytes [ptr + first, ptr + end) must lie in one live device
     allocation of ``device_id``; a real CANN install cannot be asked."""
-    info = ffi.new("hgAllocation *")
+    info: Any = ffi.new("hgAllocation *")      # (a struct: its fields are the C ones)
     if lib.hgQueryAllocation(ffi.cast("void *", ptr + first), info):
         return                       # no registry to ask (a real CANN install lacks the call)
     where = f"the view's first element at 0x{ptr + first:x}"
@@ -116,7 +133,7 @@ def _check_registered(ptr: int, first: int, end: int, device_id: int) -> None:
         raise ValueError(f"{where} is memory of device {info.deviceId}, but the tensor is for device {device_id}")
 
 
-def _foreign_owner(obj) -> _Res:
+def _foreign_owner(obj: object) -> _Res:
     """Keeps the owner object of a foreign pointer alive as long as tensors use it."""
     box = [obj]
     return _Res("foreign memory", box.clear)
@@ -128,7 +145,8 @@ class Tensor(_fastcall.TensorBase, CHandle):
 
     __array_priority__ = 100
 
-    def __init__(self, array, device=None, dtype=None):
+    def __init__(self, array: npt.ArrayLike, device: Device | _DeviceState | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         """Copy a host array (anything numpy accepts) to a new tensor on ``device``."""
         arr = np.asarray(array)
         if dtype is not None:
@@ -145,7 +163,9 @@ class Tensor(_fastcall.TensorBase, CHandle):
                 raise
 
     # -- construction helpers -------------------------------------------------------------
-    def _init(self, dep, data, state, shape, strides, offset, npdtype, storage, memory):
+    def _init(self, dep: CData, data: CData, state: _DeviceState, shape: tuple[int, ...],
+              strides: tuple[int, ...], offset: int, npdtype: np.dtype[Any],
+              storage: tuple[int, ...], memory: DeviceMemory | None) -> None:
         """Create the aclTensor; takes ownership of ``dep`` (a reference to the memory, the base
         tensor or the owner it views; released on failure)."""
         try:
@@ -183,11 +203,11 @@ class Tensor(_fastcall.TensorBase, CHandle):
     _addressed = True             # ``_own`` sets ``_a`` (the C base takes the reference)
 
     @functools.cached_property
-    def _o(self):
+    def _o(self) -> CData | None:  # type: ignore[override]  # (computed once, then an attribute)
         return ffi.cast("hgb_obj *", self._a) if self._a else None
 
     @functools.cached_property
-    def _data(self):
+    def _data(self) -> CData:
         """The device address of a tensor _fastcall.make made (the others set theirs)."""
         return ffi.cast("void *", self._d)
 
@@ -196,18 +216,18 @@ class Tensor(_fastcall.TensorBase, CHandle):
         return self.view(self.shape, self.strides, self.offset)
 
     @classmethod
-    def _new(cls, *args):
+    def _new(cls, *args: Any) -> Self:
         t = cls.__new__(cls)
         t._init(*args)
         return t
 
     @classmethod
-    def empty(cls, shape, dtype="float32", device=None) -> "Tensor":
+    def empty(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Self:
         """Uninitialised row-major tensor (its memory from the caching allocator)."""
         return _made_empty(cls, _new_layout(shape, dtype), device)
 
     @classmethod
-    def zeros(cls, shape, dtype="float32", device=None) -> "Tensor":
+    def zeros(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Self:
         lay = _new_layout(shape, dtype)
         t = _made_empty(cls, lay, device)
         nbytes = lay[7]
@@ -222,8 +242,9 @@ class Tensor(_fastcall.TensorBase, CHandle):
         return t
 
     @classmethod
-    def from_device_pointer(cls, ptr: int, shape, dtype="float32", strides=None, offset: int = 0,
-                            owner=None, device=None) -> "Tensor":
+    def from_device_pointer(cls, ptr: int, shape: ShapeLike, dtype: DTypeLike = "float32",
+                            strides: Sequence[SupportsIndex] | None = None, offset: int = 0,
+                            owner: object = None, device: Device | None = None) -> Self:
         """Wrap device memory this package does not own (an int address, as pyACL hands out).
 
         The memory is never freed by the tensor; ``owner`` (any object, e.g. the allocation)
@@ -266,14 +287,15 @@ class Tensor(_fastcall.TensorBase, CHandle):
         return cls._new(dep, ffi.cast("void *", ptr), state, shape, strides, offset, npdt, storage,
                         owner if isinstance(owner, DeviceMemory) else None)
 
-    _memory = None
+    _memory: DeviceMemory | None = None
     _owns_memory = False          # _memory is a handle this tensor made (closed with it)
 
     @functools.cached_property
-    def _handle(self):
+    def _handle(self) -> CData:  # type: ignore[override]  # (computed once, then an attribute)
         """The aclTensor of a tensor the handle layer made, read when first asked for (most
         never are); other tensors set theirs in ``_init``."""
-        return lib.hgb_obj_handle(self._o)
+        handle: CData = lib.hgb_obj_handle(self._o)
+        return handle
 
     @property
     def _acl_dtype(self) -> int:
@@ -282,11 +304,11 @@ class Tensor(_fastcall.TensorBase, CHandle):
     # close(): _fastcall.TensorBase's (the open flag, the reference, an owned memory handle)
     close = _fastcall.TensorBase.close
 
-    def _hold(self):
+    def _hold(self) -> CData:
         """A new reference to the open tensor (the caller releases it or hands it on)."""
         if not self._a or not lib.hgb_obj_hold(self._o):
             raise ClosedError(f"{type(self).__name__} is closed")
-        return self._o
+        return self._o      # type: ignore[return-value]  # (open: ``_a`` is set)
 
     @property
     def _refs(self) -> int:
@@ -332,7 +354,8 @@ class Tensor(_fastcall.TensorBase, CHandle):
                                      if n != 1)
 
     # -- views --------------------------------------------------------------------------------
-    def view(self, shape, strides=None, offset=None) -> "Tensor":
+    def view(self, shape: ShapeLike, strides: Sequence[SupportsIndex] | None = None,
+             offset: int | None = None) -> "Tensor":
         """A view over the same memory; strides and offset in elements (offset counts from the
         start of the storage, like aclCreateTensor's)."""
         self._check_open()
@@ -348,21 +371,29 @@ class Tensor(_fastcall.TensorBase, CHandle):
         return Tensor._new(self._hold(), self._data, self._device_state, shape, strides, offset,
                            self.dtype, self._storage, self.memory)
 
-    def reshape(self, *shape) -> "Tensor":
+    @overload
+    def reshape(self, shape: Sequence[SupportsIndex], /) -> "Tensor": ...
+    @overload
+    def reshape(self, *shape: SupportsIndex) -> "Tensor": ...
+    def reshape(self, *shape: Any) -> "Tensor":
         """A contiguous tensor's view with another shape (-1 allowed once)."""
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
-        shape = list(shape)
-        if shape.count(-1) == 1:
-            known = _numel([d for d in shape if d != -1])
-            shape[shape.index(-1)] = self.size // known if known else 0
-        if _numel(shape) != self.size:
-            raise ValueError(f"cannot reshape {self.shape} to {tuple(shape)}")
+        dims = list(shape)
+        if dims.count(-1) == 1:
+            known = _numel([d for d in dims if d != -1])
+            dims[dims.index(-1)] = self.size // known if known else 0
+        if _numel(dims) != self.size:
+            raise ValueError(f"cannot reshape {self.shape} to {tuple(dims)}")
         if not self.is_contiguous():
             raise ValueError("reshape needs a contiguous tensor")
-        return self.view(tuple(shape), None, self.offset)
+        return self.view(tuple(dims), None, self.offset)
 
-    def transpose(self, *axes) -> "Tensor":
+    @overload
+    def transpose(self, axes: Sequence[SupportsIndex], /) -> "Tensor": ...
+    @overload
+    def transpose(self, *axes: SupportsIndex) -> "Tensor": ...
+    def transpose(self, *axes: Any) -> "Tensor":
         """Permuted view (reversed axes by default), like numpy.transpose."""
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = tuple(axes[0])
@@ -381,7 +412,7 @@ class Tensor(_fastcall.TensorBase, CHandle):
     def T(self) -> "Tensor":
         return self.transpose()
 
-    def __getitem__(self, key) -> "Tensor":
+    def __getitem__(self, key: _Index | tuple[_Index, ...]) -> "Tensor":
         """Basic indexing: integers, slices (positive steps) and one Ellipsis give a view."""
         if not isinstance(key, tuple):
             key = (key,)
@@ -406,7 +437,7 @@ class Tensor(_fastcall.TensorBase, CHandle):
                 shape.append(count)
                 strides.append(s * step)
             else:
-                i = operator.index(k)
+                i = operator.index(k)   # type: ignore[arg-type]  # (the Ellipsis was expanded above)
                 if not -n <= i < n:
                     raise IndexError(f"index {i} out of range for dimension {dim} of size {n}")
                 offset += (i % n) * s
@@ -419,20 +450,20 @@ class Tensor(_fastcall.TensorBase, CHandle):
         if st:
             check(st, "aclrtSynchronizeStream")
 
-    def _host_window(self):
+    def _host_window(self) -> tuple[int, int]:
         """(first element index, element count) of the storage span the view touches."""
         if self.size == 0:
             return 0, 0
         lo, hi = _extent(self.shape, self.strides, self.offset)
         return lo, hi - lo + 1
 
-    def numpy(self) -> np.ndarray:
+    def numpy(self) -> np.ndarray[Any, Any]:
         """Copy the view to a new host array (after the tensor's pending work finished)."""
         with _Hold(self):
             self._wait()
             return self._numpy()
 
-    def _numpy(self) -> np.ndarray:
+    def _numpy(self) -> np.ndarray[Any, Any]:
         out = np.empty(self.shape, self.dtype)
         if self.size == 0:
             return out
@@ -451,7 +482,7 @@ class Tensor(_fastcall.TensorBase, CHandle):
         out[...] = view
         return out
 
-    def copy_from(self, array) -> "Tensor":
+    def copy_from(self, array: npt.ArrayLike) -> "Tensor":
         """Write a host array (broadcast to the view's shape) into the view."""
         self._check_open()
         arr = _host_array(array, self.dtype, self.shape)
@@ -459,7 +490,7 @@ class Tensor(_fastcall.TensorBase, CHandle):
             self._wait()
             return self._copy_from(arr)
 
-    def _copy_from(self, arr) -> "Tensor":
+    def _copy_from(self, arr: np.ndarray[Any, Any]) -> "Tensor":
         if self.size == 0:
             return self
         item = self.dtype.itemsize
@@ -500,19 +531,19 @@ class Tensor(_fastcall.TensorBase, CHandle):
         from ._dlpack import dlpack_device
         return dlpack_device(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.closed:
             return "<Tensor closed>"
         return (f"<Tensor shape={self.shape} dtype={self.dtype} strides={self.strides} offset={self.offset} "
                 f"device={self.device_id}>")
 
 
-def _host_array(array, dtype, shape) -> np.ndarray:
+def _host_array(array: npt.ArrayLike, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     """``array`` converted to ``dtype`` and broadcast to ``shape``, or TypeError/ValueError
     naming the rule (numpy's OverflowError for out-of-range values included)."""
     if array is None or isinstance(array, (str, bytes)):
@@ -529,7 +560,11 @@ def _host_array(array, dtype, shape) -> np.ndarray:
         raise ValueError(f"array of shape {arr.shape} cannot be broadcast to the view's shape {shape}") from None
 
 
-def made_tensor(call, layout, state, t=None) -> Tensor:
+@overload
+def made_tensor(call: Any, layout: _Layout | _NewLayout, state: _DeviceState, t: None = None) -> Tensor: ...
+@overload
+def made_tensor(call: Any, layout: _Layout | _NewLayout, state: _DeviceState, t: _TT) -> _TT: ...
+def made_tensor(call: Any, layout: _Layout | _NewLayout, state: _DeviceState, t: Tensor | None = None) -> Tensor:
     """The handle of a row-major tensor the handle layer just made (hgb_tensor_empty into
     ``call``); ``layout`` = (shape, strides, dtype, ...); ``t``: an instance to fill (default: a
     new Tensor)."""
@@ -551,11 +586,11 @@ def made_tensor(call, layout, state, t=None) -> Tensor:
 
 
 _new_tensor = _fastcall.TensorBase.__new__
-_layouts: dict = {}
+_layouts: dict[tuple[ShapeLike, DTypeLike], _NewLayout] = {}
 _GONE = lib.HGB_GONE
 
 
-def _new_layout(shape, dtype) -> tuple:
+def _new_layout(shape: ShapeLike, dtype: DTypeLike) -> _NewLayout:
     """(shape, strides, dtype, aclDataType, itemsize, ndim, dims as int64_t[], nbytes) of a new
     row-major tensor, checked; memoised for shapes given as tuples of ints."""
     if type(shape) is tuple:
@@ -580,7 +615,7 @@ def _new_layout(shape, dtype) -> tuple:
     return lay
 
 
-def _allocated(t: Tensor, lay: tuple, device) -> Tensor:
+def _allocated(t: _TT, lay: _NewLayout, device: Device | _DeviceState | None) -> _TT:
     """Fill ``t`` as a new row-major tensor of layout ``lay`` on ``device`` (None: the default
     device): memory from the caching allocator and the aclTensor, made in one call."""
     if type(device) is Device and device._live[0]:
@@ -603,7 +638,7 @@ def _allocated(t: Tensor, lay: tuple, device) -> Tensor:
     return made_tensor(c, lay, state, t)
 
 
-def _made_empty(cls, lay: tuple, device) -> Tensor:
+def _made_empty(cls: type[_TT], lay: _NewLayout, device: Device | _DeviceState | None) -> _TT:
     """A new row-major ``cls`` of layout ``lay`` on ``device`` (None: the default device), made in
     one call into _fastcall; a device without a context yet takes _allocated's path."""
     if device is None:
@@ -617,10 +652,10 @@ def _made_empty(cls, lay: tuple, device) -> Tensor:
         return t
     if t is None or (t == _GONE and device is None):   # the default device closed meanwhile: reopen
         return _allocated(_new_tensor(cls), lay, device)
-    allocation_failed(t, _thread_call(), state)
+    allocation_failed(t, _thread_call(), state)     # type: ignore[arg-type]  # (t is a status here)
 
 
-def _check_copy(status):
+def _check_copy(status: int) -> None:
     if status:
         check(status, "aclrtMemcpy")
 
@@ -630,15 +665,15 @@ def _bytes_of(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1).view(np.uint8)
 
 
-def from_numpy(array, device=None, dtype=None) -> Tensor:
+def from_numpy(array: npt.ArrayLike, device: Device | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """Copy a host array to a new device tensor."""
     return Tensor(array, device, dtype)
 
 
-def empty(shape, dtype="float32", device=None) -> Tensor:
+def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Tensor:
     """Uninitialised row-major tensor (its memory from the caching allocator)."""
     return _made_empty(Tensor, _new_layout(shape, dtype), device)
 
 
-def zeros(shape, dtype="float32", device=None) -> Tensor:
+def zeros(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Tensor:
     return Tensor.zeros(shape, dtype, device)
