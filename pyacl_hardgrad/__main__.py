@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Sequence
 
 from . import _cli
 from ._paths import get_cann_path, get_include, get_library_dir
@@ -15,7 +16,7 @@ def ops_dir() -> Path:
     return Path(__file__).resolve().parent / "_embedded" / "opapi" / "ops"
 
 
-def samples(directory: str | os.PathLike | None = None) -> list[Path]:
+def samples(directory: str | os.PathLike[str] | None = None) -> list[Path]:
     """Every Python sample of the registered operators (their examples/*.py with a
     <name>.expected file next to it), in registry order; or those of one folder.  A sample
     named *_pyacl.py is a pyACL script (``import acl``): it runs under ``run`` (sample_command)."""
@@ -52,7 +53,7 @@ def sample_command(path: Path) -> list[str]:
     return [sys.executable, str(path)]
 
 
-def run_samples(verbose: bool = False, directory: str | os.PathLike | None = None) -> int:
+def run_samples(verbose: bool = False, directory: str | os.PathLike[str] | None = None) -> int:
     scripts = samples(directory)
     failures = 0
     for path in scripts:
@@ -121,7 +122,8 @@ def _allocator_info() -> None:
     s = _allocator.allocator_settings()
     print(f"allocator:    {s['mode']}, idle cache limit {s['limit']} bytes per device "
           "(PYACL_HARDGRAD_ALLOCATOR, PYACL_HARDGRAD_ALLOCATOR_LIMIT)")
-    for dev in range(_allocator.lib.HGB_CACHE_DEVICES):
+    from ._binding import lib
+    for dev in range(lib.HGB_CACHE_DEVICES):
         st = _allocator.memory_stats(dev)
         if st["allocations"] or st["reserved_bytes"]:
             print(f"  device {dev}: in use {st['in_use_bytes']} B in {st['in_use_blocks']} blocks, reserved "
@@ -129,7 +131,7 @@ def _allocator_info() -> None:
                   f"hits {st['hits']}, misses {st['misses']}, frees {st['frees']}, releases {st['releases']}")
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     # -- bench (issue 5): its own options and parser live in pyacl_hardgrad/bench/
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:

@@ -4,6 +4,8 @@ info`` prints.  A kernel row (operator, dtypes) is chosen at its first use in th
 ``exercise()`` first runs every registered operator once per float dtype on a small tensor."""
 from __future__ import annotations
 
+from typing import Any, Optional, TypedDict
+
 PATHS = ("scalar", "avx2", "avx512", "neon")          # hgKernelPath order
 REASONS = ("measured", "forced by PYACL_HARDGRAD_KERNEL_ISA", "only candidate",
            "faked by PYACL_HARDGRAD_KERNEL_FAKE_NS", "not measured")
@@ -11,10 +13,33 @@ DTYPES = ("float32", "float16", "bfloat16")
 _INT64_MAX = (1 << 63) - 1
 
 
-def settings() -> dict:
+class KernelSettings(TypedDict):
+    forced: Optional[str]
+    available: list[str]
+    threads: int
+    margin_percent: int
+    split_min_ns: int
+    handoff_ns: int
+    stream_min_bytes: int
+    streamed_calls: int
+    l1_cache_bytes: int
+    memory_ns_per_byte: list[float]
+
+
+class KernelChoice(TypedDict):
+    op: str
+    inputs: list[str]
+    out: str
+    path: str
+    reason: str
+    ns_per_element: dict[str, float]
+    parallel_min_elements: Optional[int]
+
+
+def settings() -> KernelSettings:
     """hgGetKernelSettings as a dict."""
     from ._binding import ffi, lib
-    s = ffi.new("hgKernelSettings *")
+    s: Any = ffi.new("hgKernelSettings *")     # (a struct: its fields are the C ones)
     rc = lib.hgGetKernelSettings(s)
     if rc != 0:
         raise RuntimeError(f"hgGetKernelSettings returned {rc}")
@@ -27,7 +52,7 @@ def settings() -> dict:
             "memory_ns_per_byte": [float(v) for v in s.memoryNsPerByte]}
 
 
-def choices() -> list[dict]:
+def choices() -> list[KernelChoice]:
     """Every kernel row chosen so far in this process (hgGetKernelChoices), in order of first use."""
     from ._binding import ffi, lib
     from .dtypes import acl_name
@@ -35,11 +60,11 @@ def choices() -> list[dict]:
     rc = lib.hgGetKernelChoices(ffi.NULL, 0, count)
     if rc != 0:
         raise RuntimeError(f"hgGetKernelChoices returned {rc}")
-    buf = ffi.new("hgKernelChoice[]", max(count[0], 1))
+    buf: Any = ffi.new("hgKernelChoice[]", max(count[0], 1))
     rc = lib.hgGetKernelChoices(buf, count[0], count)
     if rc != 0:
         raise RuntimeError(f"hgGetKernelChoices returned {rc}")
-    out = []
+    out: list[KernelChoice] = []
     for c in buf[0:min(count[0], len(buf))]:
         out.append({"op": ffi.string(c.op).decode(),
                     "inputs": [acl_name(c.inDtypes[k]) for k in range(c.inCount)],

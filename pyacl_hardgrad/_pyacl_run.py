@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Mapping
 
 _ENV = "PYACL_HARDGRAD_PYACL"
 
@@ -22,7 +23,7 @@ def pyacl_path() -> str:
     return str(Path(__file__).resolve().parent / "acl" / "_path")
 
 
-def script_env(choice: str | None = None, env=None) -> dict:
+def script_env(choice: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """``env`` (default os.environ) with the shim folder first on PYTHONPATH."""
     out = dict(os.environ if env is None else env)
     parts = [pyacl_path()] + [p for p in out.get("PYTHONPATH", "").split(os.pathsep) if p and p != pyacl_path()]
@@ -32,7 +33,7 @@ def script_env(choice: str | None = None, env=None) -> dict:
     return out
 
 
-def main(argv) -> int:
+def main(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(prog="python -m pyacl_hardgrad run",
                                  description="Run an unmodified pyACL script; `import acl` loads pyACL's API "
                                              "over this package (or CANN's pyACL, see --pyacl).")

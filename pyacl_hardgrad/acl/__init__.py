@@ -14,7 +14,10 @@ Pythonic objects (``Stream.from_handle(h)``, ``int(stream)``, ...) and with othe
 same libascendcl.  ``python -m pyacl_hardgrad --pyacl-path`` prints a folder that makes
 ``import acl`` load this module; docs/pyacl.md.
 """
+from __future__ import annotations
+
 import sys as _sys
+from typing import Any as _Any, Callable as _Callable
 
 from .._binding import ffi as _ffi, lib as _lib
 from . import mdl, media, rt, util  # noqa: F401  (pyACL's submodules)
@@ -29,18 +32,18 @@ finalize = _action(_M, "finalize", "aclFinalize", parse_args=False)
 get_version = _query(_M, "get_version", "aclrtGetVersion", outs=(0, 1, 2), parse_args=False)
 
 
-def init(*args):
+def init(*args: _Any) -> int:
     """acl.init([config_path]) -> ret  (aclInit; no path: NULL)"""
     vals = _parse(f"{_M}.init", args, "|s")
-    return _lib.aclInit(vals[0] if vals else _ffi.NULL)
+    return int(_lib.aclInit(vals[0] if vals else _ffi.NULL))
 
 
-def get_soc_name(*args):
+def get_soc_name(*args: _Any) -> str | None:
     """acl.get_soc_name() -> str, or None when the runtime cannot tell  (aclrtGetSocName)"""
     return _string_or_none(_lib.aclrtGetSocName())
 
 
-def get_recent_err_msg(*args):
+def get_recent_err_msg(*args: _Any) -> str | None:
     """acl.get_recent_err_msg() -> str, or None when there is none  (aclGetRecentErrMsg)
 
     As aclGetRecentErrMsg: the calling thread's messages, newest first; reading clears them.
@@ -49,14 +52,15 @@ def get_recent_err_msg(*args):
 
 
 # -- logging, fp16 and data types: CANN's base helpers ----------------------------------------
-def _runtime_app_log():
+def _runtime_app_log() -> _Callable[..., _Any] | None:
     """aclAppLog of the runtime library every call goes through.  It is variadic, which the
     binding does not declare, so it is looked up in that same library file (dlopen of an
     already loaded file gives the loaded instance); None when the library lacks it."""
     import ctypes
     from .._binding import BACKEND
     try:
-        return ctypes.CDLL(BACKEND.library_files[0]).aclAppLog
+        fn: _Callable[..., _Any] = ctypes.CDLL(BACKEND.library_files[0]).aclAppLog
+        return fn
     except (OSError, AttributeError, IndexError):
         return None
 
@@ -65,7 +69,7 @@ _app_log = _runtime_app_log()
 _to_data_type = _int_argument(_lib.aclDataTypeSize, 0)
 
 
-def app_log(*args):
+def app_log(*args: _Any) -> None:
     """acl.app_log(level, message) -> None  (aclAppLog: ACL_DEBUG 0, INFO 1, WARNING 2, ERROR 3)
 
     The line names the calling Python function, file and line.  Where it goes is the runtime's
@@ -81,31 +85,31 @@ def app_log(*args):
     return None
 
 
-def float_to_float16(*args):
+def float_to_float16(*args: _Any) -> int:
     """acl.float_to_float16(x) -> int, the binary16 bits  (aclFloatToFloat16)"""
     (x,) = _parse(f"{_M}.float_to_float16", args, "f")
     return int(_lib.aclFloatToFloat16(x))
 
 
-def float16_to_float(*args):
+def float16_to_float(*args: _Any) -> float:
     """acl.float16_to_float(bits) -> float  (aclFloat16ToFloat)"""
     (h,) = _parse(f"{_M}.float16_to_float", args, "H")
     return float(_lib.aclFloat16ToFloat(h))
 
 
-def data_type_size(*args):
+def data_type_size(*args: _Any) -> int:
     """acl.data_type_size(dtype) -> int bytes per element  (aclDataTypeSize; 0 for STRING/UNDEFINED)"""
     (dt,) = _parse(f"{_M}.data_type_size", args, "i")
     return int(_lib.aclDataTypeSize(_to_data_type(dt)))
 
 
 # -- data buffers, CANN attributes, version strings: not in this package's runtime -------------
-def _bare_or(pyname, cname, fmt, bare):
+def _bare_or(pyname: str, cname: str, fmt: str, bare: int) -> _Callable[..., int]:
     fn = _c_function(cname)
     if fn is None:
         return _not_supported(_M, pyname, fmt, bare=bare)
 
-    def f(*args):
+    def f(*args: _Any) -> int:
         vals = _parse(f"{_M}.{pyname}", args, fmt)
         r = fn(*[_ffi.cast("void *", v) if i == 0 else v for i, v in enumerate(vals)])
         return int(r) if isinstance(r, int) else int(_ffi.cast("uintptr_t", r))
@@ -127,22 +131,22 @@ _get_version_str = _c_function("aclsysGetVersionStr")
 _get_cann_attribute_list = _c_function("aclGetCannAttributeList")
 
 
-def get_cann_attribute_list(*args):
+def get_cann_attribute_list(*args: _Any) -> tuple[list[int], int, int]:
     """acl.get_cann_attribute_list() -> (list of attribute ids, count, ret)  (aclGetCannAttributeList)"""
     if _get_cann_attribute_list is None:
         return [], 0, _NOT_SUPPORT
     items = _ffi.new(_ffi.typeof(_get_cann_attribute_list).args[0])
     count = _ffi.new("size_t *")
-    ret = _get_cann_attribute_list(items, count)
+    ret: int = _get_cann_attribute_list(items, count)
     n = int(count[0]) if ret == 0 and items[0] != _ffi.NULL else 0
     return [int(items[0][i]) for i in range(n)], n, ret
 
 
-def get_version_str(*args):
+def get_version_str(*args: _Any) -> tuple[str, int]:
     """acl.get_version_str(package) -> (str, ret)  (aclsysGetVersionStr)"""
     (pkg,) = _parse(f"{_M}.get_version_str", args, "s")
     if _get_version_str is None:
         return "", _NOT_SUPPORT
     buf = _ffi.new("char[]", 128)
-    ret = _get_version_str(pkg, buf)
+    ret: int = _get_version_str(pkg, buf)
     return _ffi.string(buf).decode("utf-8", errors="replace"), ret

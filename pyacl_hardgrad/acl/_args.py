@@ -19,6 +19,7 @@ Wrong count, wrong type or out of range: the TypeError above, as pyACL raises it
 from __future__ import annotations
 
 import operator
+from typing import Any, Callable
 
 _MASK64 = (1 << 64) - 1
 _MASK32 = (1 << 32) - 1
@@ -31,7 +32,7 @@ class _Bad(Exception):
     pass
 
 
-def _index(a) -> int:
+def _index(a: Any) -> int:
     if isinstance(a, float):
         raise _Bad
     try:
@@ -40,19 +41,19 @@ def _index(a) -> int:
         raise _Bad from None
 
 
-def _in(v: int, bounds) -> int:
+def _in(v: int, bounds: tuple[int, int]) -> int:
     if not bounds[0] <= v <= bounds[1]:
         raise _Bad
     return v
 
 
-def _k(a):
+def _k(a: object) -> int:
     if not isinstance(a, int):
         raise _Bad
     return int(a) & _MASK64
 
 
-def _f(a):
+def _f(a: Any) -> float:
     if isinstance(a, (str, bytes, bytearray)):
         raise _Bad
     if isinstance(a, float):
@@ -63,7 +64,7 @@ def _f(a):
         raise _Bad from None
 
 
-def _s(a):
+def _s(a: object) -> bytes:
     if not isinstance(a, str) or "\0" in a:
         raise _Bad
     try:
@@ -72,7 +73,7 @@ def _s(a):
         raise _Bad from None
 
 
-_CONVERT = {
+_CONVERT: dict[str, Callable[[Any], Any]] = {
     "k": _k, "K": _k,
     "i": lambda a: _in(_index(a), _INT32),
     "I": lambda a: _index(a) & _MASK32,
@@ -82,7 +83,7 @@ _CONVERT = {
 }
 
 
-def parse(name: str, args: tuple, fmt: str, message: str | None = None) -> list:
+def parse(name: str, args: tuple[Any, ...], fmt: str, message: str | None = None) -> list[Any]:
     """The converted positional arguments of pyACL function ``name`` (e.g. "acl.rt.malloc").
 
     ``message``: pyACL's text for this function when it is not "<name> args parse failed".

@@ -16,8 +16,19 @@ the binding's stub.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
 from .._binding import ffi, lib
 from ._args import parse
+
+if TYPE_CHECKING:
+    from cffi import FFI
+
+    from .._types import CData
+
+    CType = FFI.CType
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 ACL_SUCCESS = 0
 ACL_ERROR_API_NOT_SUPPORT = 200001
@@ -31,30 +42,30 @@ _NULL = ffi.NULL
 _PARSE = {"p": "k", "k": "k", "K": "K", "i": "i", "e": "i", "I": "I", "s": "s"}
 
 
-def _int_converter(ctype):
+def _int_converter(ctype: str | CType) -> Callable[[int], int]:
     """Python int -> the value a C cast to ``ctype`` (an integer or enum type) gives."""
     bits = 8 * ffi.sizeof(ctype)
     mask = (1 << bits) - 1
     signed = int(ffi.cast(ctype, -1)) < 0
     half = 1 << (bits - 1)
 
-    def convert(v):
+    def convert(v: int) -> int:
         v &= mask
         return v - (1 << bits) if signed and v >= half else v
     return convert
 
 
-def int_argument(fn, index: int):
+def int_argument(fn: CData, index: int) -> Callable[[int], int]:
     """The converter of ``fn``'s integer (or enum) parameter ``index``, as a C cast does it."""
     return _int_converter(ffi.typeof(fn).args[index])
 
 
-def _converters(fn, spec: str, outs=()):
+def _converters(fn: CData | None, spec: str, outs: tuple[int, ...] = ()) -> list[Callable[[Any], Any]]:
     """One function per letter of ``spec`` turning a parsed value into the C argument."""
     if fn is None:
         return []
     params = [t for i, t in enumerate(ffi.typeof(fn).args) if i not in outs]
-    out = []
+    out: list[Callable[[Any], Any]] = []
     for code, ctype in zip(spec, params):
         if code == "p":
             out.append(lambda v: ffi.cast("void *", v))
@@ -65,17 +76,17 @@ def _converters(fn, spec: str, outs=()):
     return out
 
 
-def c_function(cname: str):
+def c_function(cname: str) -> Any:
     """The binding's function ``cname``, or None when the headers do not declare it."""
     return getattr(lib, cname, None)
 
 
-def address(p) -> int:
+def address(p: CData) -> int:
     """A C pointer as pyACL returns it: its address as an int, 0 for NULL."""
     return int(ffi.cast("uintptr_t", p))
 
 
-def _py_value(box):
+def _py_value(box: CData) -> int | float:
     v = box[0]
     if isinstance(v, (int, float)):
         return v
@@ -84,7 +95,7 @@ def _py_value(box):
     return int(v)
 
 
-def _name(module: str, pyname: str, doc: str, fn):
+def _name(module: str, pyname: str, doc: str, fn: _F) -> _F:
     fn.__name__ = fn.__qualname__ = pyname
     fn.__module__ = module
     fn.__doc__ = doc
@@ -92,7 +103,7 @@ def _name(module: str, pyname: str, doc: str, fn):
 
 
 def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: bool = True,
-           message: str | None = None):
+           message: str | None = None) -> Callable[..., int]:
     """``ret = acl.<module>.<pyname>(args)`` calling ``cname(args)``.
 
     ``parse_args=False``: pyACL parses nothing and ignores whatever it is given.
@@ -104,14 +115,14 @@ def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: 
     conv = _converters(fn, spec)
 
     if not parse_args:
-        def f(*args):
+        def f(*args: Any) -> Any:
             return ACL_ERROR_API_NOT_SUPPORT if fn is None else fn()
     elif not spec:
-        def f(*args):
+        def f(*args: Any) -> Any:
             parse(full, args, "", message)
             return ACL_ERROR_API_NOT_SUPPORT if fn is None else fn()
     else:
-        def f(*args):
+        def f(*args: Any) -> Any:
             vals = parse(full, args, fmt, message)
             if fn is None:
                 return ACL_ERROR_API_NOT_SUPPORT
@@ -119,8 +130,9 @@ def action(module: str, pyname: str, cname: str, spec: str = "", *, parse_args: 
     return _name(module, pyname, f"{full}({', '.join(spec)}) -> ret  ({cname})", f)
 
 
-def query(module: str, pyname: str, cname: str, spec: str = "", outs=(0,), *, parse_args: bool = True,
-          zero=None, message: str | None = None):
+def query(module: str, pyname: str, cname: str, spec: str = "", outs: tuple[int, ...] = (0,), *,
+          parse_args: bool = True, zero: tuple[Any, ...] | None = None,
+          message: str | None = None) -> Callable[..., tuple[Any, ...]]:
     """``(value..., ret) = acl.<module>.<pyname>(args)``: ``cname`` with out-parameters at the
     positions ``outs`` of its C argument list and the parsed arguments in the other places.
 
@@ -134,13 +146,13 @@ def query(module: str, pyname: str, cname: str, spec: str = "", outs=(0,), *, pa
     out_types = [ffi.typeof(fn).args[i] for i in outs] if fn is not None else []
     conv = _converters(fn, spec, outs)
 
-    def f(*args):
+    def f(*args: Any) -> tuple[Any, ...]:
         vals = parse(full, args, fmt, message) if parse_args else []
         if fn is None:
             return (*zero, ACL_ERROR_API_NOT_SUPPORT)
         boxes = [ffi.new(t) for t in out_types]
         it_in, it_out = iter(zip(conv, vals)), iter(boxes)
-        cargs = []
+        cargs: list[Any] = []
         for i in range(nargs):
             if i in outs:
                 cargs.append(next(it_out))
@@ -155,8 +167,8 @@ def query(module: str, pyname: str, cname: str, spec: str = "", outs=(0,), *, pa
 _NO_VALUE = object()
 
 
-def not_supported(module: str, pyname: str, fmt: str | None = None, values=(), *, bare=_NO_VALUE,
-                  message: str | None = None):
+def not_supported(module: str, pyname: str, fmt: str | None = None, values: tuple[Any, ...] = (), *,
+                  bare: object = _NO_VALUE, message: str | None = None) -> Callable[..., Any]:
     """A pyACL function of a part this package leaves out (model inference, media).
 
     Returns ``(*values, ACL_ERROR_API_NOT_SUPPORT)`` (just the code when ``values`` is empty),
@@ -166,11 +178,11 @@ def not_supported(module: str, pyname: str, fmt: str | None = None, values=(), *
     """
     full = f"{module}.{pyname}"
     values = tuple(values)
-    result = bare if bare is not _NO_VALUE else ((*values, ACL_ERROR_API_NOT_SUPPORT) if values
+    result: Any = bare if bare is not _NO_VALUE else ((*values, ACL_ERROR_API_NOT_SUPPORT) if values
                                                  else ACL_ERROR_API_NOT_SUPPORT)
     fresh = type(result) is tuple and any(isinstance(v, dict) for v in result)
 
-    def f(*args):
+    def f(*args: Any) -> Any:
         if fmt is not None:
             parse(full, args, fmt, message)
         if fresh:                        # a new dict each call, as pyACL builds one
@@ -180,7 +192,7 @@ def not_supported(module: str, pyname: str, fmt: str | None = None, values=(), *
                                  "(no model-inference or media runtime)", f)
 
 
-def string_or_none(p):
+def string_or_none(p: CData) -> str | None:
     """A ``const char *`` result as pyACL builds it ("s"): None for NULL, else the text."""
     if p == _NULL:
         return None

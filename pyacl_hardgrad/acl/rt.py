@@ -4,15 +4,21 @@ Each function parses its arguments as pyACL does, calls the runtime function of 
 and returns pyACL's tuple; see ``pyacl_hardgrad.acl`` and docs/pyacl.md.  The names, argument
 orders and return tuples follow pyACL's ``acl.rt``.
 """
+from __future__ import annotations
+
 import itertools as _itertools
 import sys as _sys
 import threading as _threading
 import traceback as _traceback
+from typing import TYPE_CHECKING, Any as _Any, Callable as _Callable
 
 from .._binding import ffi as _ffi
 from ._args import parse as _parse
 from ._core import (ACL_ERROR_API_NOT_SUPPORT as _ACL_ERROR_API_NOT_SUPPORT, action as _action,
                     c_function as _c_function, int_argument as _int_argument, query as _query)
+
+if TYPE_CHECKING:
+    from .._types import CData as _CData
 
 _M = "acl.rt"
 
@@ -43,7 +49,7 @@ get_res_in_current_thread = _query(_M, "get_res_in_current_thread", "aclrtGetRes
 _get_utilization = _c_function("aclrtGetDeviceUtilizationRate")
 
 
-def get_device_utilization_rate(*args):
+def get_device_utilization_rate(*args: _Any) -> tuple[dict[str, int], int]:
     """acl.rt.get_device_utilization_rate(device_id) -> (dict, ret)  (aclrtGetDeviceUtilizationRate)
 
     The dict has pyACL's keys: cube_utilization, vector_utilization, aicpu_utilization,
@@ -52,8 +58,8 @@ def get_device_utilization_rate(*args):
     (device_id,) = _parse(f"{_M}.get_device_utilization_rate", args, "i")
     if _get_utilization is None:
         return {}, _ACL_ERROR_API_NOT_SUPPORT
-    info = _ffi.new("aclrtUtilizationInfo *")
-    ret = _get_utilization(device_id, info)
+    info: _Any = _ffi.new("aclrtUtilizationInfo *")       # (a struct: its fields are the C ones)
+    ret: int = _get_utilization(device_id, info)
     return {"cube_utilization": info.cubeUtilization, "vector_utilization": info.vectorUtilization,
             "aicpu_utilization": info.aicpuUtilization, "memory_utilization": info.memoryUtilization,
             "utilization_extend": int(_ffi.cast("uintptr_t", info.utilizationExtend))}, ret
@@ -84,13 +90,13 @@ get_stream_available_num = _query(_M, "get_stream_available_num", "aclrtGetStrea
 _create_stream_with_config = _c_function("aclrtCreateStreamWithConfig")
 
 
-def create_stream_with_config(*args):
+def create_stream_with_config(*args: _Any) -> tuple[int, int]:
     """acl.rt.create_stream_with_config(priority, flag) -> (stream, ret)  (aclrtCreateStreamWithConfig)"""
     priority, flag = _parse(f"{_M}.create_stream_with_config", args, "ii")
     if _create_stream_with_config is None:
         return 0, _ACL_ERROR_API_NOT_SUPPORT
     p = _ffi.new("aclrtStream *")
-    ret = _create_stream_with_config(p, _int_argument(_create_stream_with_config, 1)(priority),
+    ret: int = _create_stream_with_config(p, _int_argument(_create_stream_with_config, 1)(priority),
                                      _int_argument(_create_stream_with_config, 2)(flag))
     return int(_ffi.cast("uintptr_t", p[0])), ret
 
@@ -149,7 +155,7 @@ unsubscribe_report = _action(_M, "unsubscribe_report", "aclrtUnSubscribeReport",
 process_report = _action(_M, "process_report", "aclrtProcessReport", "i")
 
 _launch_callback = _c_function("aclrtLaunchCallback")
-_pending_callbacks: dict[int, tuple] = {}
+_pending_callbacks: dict[int, tuple[_Callable[[_Any], object], object]] = {}
 _callback_keys = _itertools.count(1)
 _callback_lock = _threading.Lock()
 
@@ -159,7 +165,7 @@ def _report(where: str) -> None:
     _traceback.print_exc()
 
 
-def _run_callback(user_data) -> None:
+def _run_callback(user_data: _CData) -> None:
     key = int(_ffi.cast("uintptr_t", user_data))
     with _callback_lock:
         entry = _pending_callbacks.pop(key, None)
@@ -176,7 +182,7 @@ _callback_trampoline = (_ffi.callback(_ffi.typeof(_launch_callback).args[0], _ru
                         if _launch_callback is not None else None)
 
 
-def launch_callback(*args):
+def launch_callback(*args: _Any) -> int:
     """acl.rt.launch_callback(fn, args, block_type, stream) -> ret  (aclrtLaunchCallback)
 
     ``fn(args)`` runs, holding the GIL, in the thread that ``process_report`` is called on
@@ -190,7 +196,7 @@ def launch_callback(*args):
     with _callback_lock:
         key = next(_callback_keys)
         _pending_callbacks[key] = (fn, arg)
-    ret = _launch_callback(_callback_trampoline, _ffi.cast("void *", key),
+    ret: int = _launch_callback(_callback_trampoline, _ffi.cast("void *", key),
                            _int_argument(_launch_callback, 2)(block), _ffi.cast("void *", stream))
     if ret != 0:
         with _callback_lock:
@@ -205,10 +211,10 @@ def _pending_callback_count() -> int:
 
 # -- exception information ----------------------------------------------------------------------
 _set_exception_info_callback = _c_function("aclrtSetExceptionInfoCallback")
-_exception_fn = [None]
+_exception_fn: list[_Callable[[int], object] | None] = [None]
 
 
-def _run_exception_callback(info) -> None:
+def _run_exception_callback(info: _CData) -> None:
     fn = _exception_fn[0]
     if fn is None:
         return
@@ -223,7 +229,7 @@ _exception_trampoline = (_ffi.callback(_ffi.typeof(_set_exception_info_callback)
                          if _set_exception_info_callback is not None else None)
 
 
-def set_exception_info_callback(*args):
+def set_exception_info_callback(*args: _Any) -> int:
     """acl.rt.set_exception_info_callback(fn | None) -> ret  (aclrtSetExceptionInfoCallback)
 
     ``fn(info)`` gets the exception information as an int for the get_*_from_exception_info
@@ -235,14 +241,14 @@ def set_exception_info_callback(*args):
     if _set_exception_info_callback is None:
         return _ACL_ERROR_API_NOT_SUPPORT
     _exception_fn[0] = fn
-    return _set_exception_info_callback(_exception_trampoline if fn is not None else _ffi.NULL)
+    return int(_set_exception_info_callback(_exception_trampoline if fn is not None else _ffi.NULL))
 
 
-def _info_getter(pyname: str, cname: str):
+def _info_getter(pyname: str, cname: str) -> _Callable[..., int]:
     fn = _c_function(cname)
     full = f"{_M}.{pyname}"
 
-    def f(*args):
+    def f(*args: _Any) -> int:
         (info,) = _parse(full, args, "k")
         if fn is None:
             return 0xFFFFFFFF           # CANN's value for "no information"

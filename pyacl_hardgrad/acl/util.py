@@ -14,11 +14,14 @@
   thread whose id is its pthread id, the one ``acl.rt.subscribe_report`` takes;
   ``stop_thread(thread_id)`` joins it and returns 0, or raises RuntimeError when ``fn`` raised.
 """
+from __future__ import annotations
+
 import errno as _errno
 import signal as _signal
 import threading as _threading
 import traceback as _traceback
 import warnings as _warnings
+from typing import Any as _Any, Callable as _Callable
 
 import numpy as _np
 
@@ -33,7 +36,7 @@ def _warn(message: str) -> None:
     _warnings.warn(message, Warning, stacklevel=3)
 
 
-def bytes_to_ptr(*args):
+def bytes_to_ptr(*args: _Any) -> int:
     """acl.util.bytes_to_ptr(b: bytes) -> int (the address of b's own buffer)"""
     (b,) = _parse(f"{_M}.bytes_to_ptr", args, "O")
     if not isinstance(b, bytes):
@@ -41,17 +44,18 @@ def bytes_to_ptr(*args):
     return int(_ffi.cast("uintptr_t", _ffi.from_buffer(b)))
 
 
-def ptr_to_bytes(*args):
+def ptr_to_bytes(*args: _Any) -> bytes:
     """acl.util.ptr_to_bytes(ptr, size) -> bytes (a copy of size bytes at ptr)"""
     ptr, size = _parse(f"{_M}.ptr_to_bytes", args, "kk")
     if size > (1 << 63) - 1:
         raise ValueError("convert c pointer to bytes failed")
     if ptr == 0:
         return bytes(size)        # no source: CPython makes a new (unset) buffer of that size
-    return _ffi.buffer(_ffi.cast("char *", ptr), size)[:]
+    data: bytes = _ffi.buffer(_ffi.cast("char *", ptr), size)[:]
+    return data
 
 
-def numpy_to_ptr(*args):
+def numpy_to_ptr(*args: _Any) -> int:
     """acl.util.numpy_to_ptr(array) -> int (deprecated: use bytes_to_ptr)"""
     _warn("acl.util.numpy_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr instead.")
     (a,) = _parse(f"{_M}.numpy_to_ptr", args, "O")
@@ -59,10 +63,11 @@ def numpy_to_ptr(*args):
         raise ValueError("needs an ndarray as argument")
     if not a.flags.c_contiguous:
         _warn("The input ndarray is discontiguous. Please use acl.util.bytes_to_ptr instead.")
-    return a.__array_interface__["data"][0]
+    data: tuple[int, bool] = a.__array_interface__["data"]
+    return data[0]
 
 
-def numpy_contiguous_to_ptr(*args):
+def numpy_contiguous_to_ptr(*args: _Any) -> tuple[int, _np.ndarray[_Any, _Any]]:
     """acl.util.numpy_contiguous_to_ptr(array) -> (int, array) (deprecated: use bytes_to_ptr)"""
     _warn("acl.util.numpy_contiguous_to_ptr will be deprecated. Please use acl.util.bytes_to_ptr instead.")
     (a,) = _parse(f"{_M}.numpy_contiguous_to_ptr", args, "O")
@@ -71,10 +76,11 @@ def numpy_contiguous_to_ptr(*args):
     f = a.flags
     if not (f.c_contiguous and f.aligned and f.writeable):
         a = a.copy(order="C")
-    return a.__array_interface__["data"][0], a
+    data: tuple[int, bool] = a.__array_interface__["data"]
+    return data[0], a
 
 
-def ptr_to_numpy(*args):
+def ptr_to_numpy(*args: _Any) -> _np.ndarray[_Any, _Any]:
     """acl.util.ptr_to_numpy(ptr, shape: tuple, npy_type) -> ndarray over ptr (deprecated)"""
     _warn("acl.util.ptr_to_numpy will be deprecated. Please use acl.util.ptr_to_bytes instead.")
     ptr, shape, npy_type = _parse(f"{_M}.ptr_to_numpy", args, "kOi")
@@ -94,16 +100,17 @@ def ptr_to_numpy(*args):
     for d in shape:
         n *= d
     buf = _ffi.buffer(_ffi.cast("char *", ptr), n * dtype.itemsize)
-    return _np.frombuffer(buf, dtype).reshape(shape)
+    return _np.frombuffer(buf, dtype).reshape(shape)  # type: ignore[call-overload,no-any-return]  # (a cffi buffer)
 
 
 # -- threads ------------------------------------------------------------------------------------
 _threads_lock = _threading.Lock()
-_threads: dict[int, tuple] = {}         # thread id -> (thread, the event stop_thread sets)
+_threads: dict[int, tuple[_threading.Thread, _threading.Event]] = {}         # thread id -> (thread, the event stop_thread sets)
 _thread_errors: dict[int, list[str]] = {}
 
 
-def _thread_main(fn, arg, started: _threading.Event, ident: list, stopped: _threading.Event) -> None:
+def _thread_main(fn: _Callable[..., object], arg: object, started: _threading.Event, ident: list[int],
+                 stopped: _threading.Event) -> None:
     ident.append(_threading.get_ident())
     started.set()
     try:
@@ -121,7 +128,7 @@ def _thread_main(fn, arg, started: _threading.Event, ident: list, stopped: _thre
     stopped.wait()
 
 
-def start_thread(*args):
+def start_thread(*args: _Any) -> tuple[int, int]:
     """acl.util.start_thread(fn, args) -> (thread_id, ret)
 
     ``fn(args)`` (``fn()`` when args is None) runs on a new thread; thread_id is its pthread
@@ -133,7 +140,8 @@ def start_thread(*args):
     fn, arg = args
     if not callable(fn):
         raise TypeError("parameter must be callable")
-    started, stopped, ident = _threading.Event(), _threading.Event(), []
+    ident: list[int] = []
+    started, stopped = _threading.Event(), _threading.Event()
     t = _threading.Thread(target=_thread_main, args=(fn, arg, started, ident, stopped), daemon=True,
                          name="acl.util.start_thread")
     try:
@@ -148,7 +156,7 @@ def start_thread(*args):
     return ident[0], 0
 
 
-def stop_thread(*args):
+def stop_thread(*args: _Any) -> int:
     """acl.util.stop_thread(thread_id) -> ret (0, or ESRCH for an unknown id)
 
     Waits for the thread; RuntimeError when its function raised.

@@ -15,12 +15,15 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Optional
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CHOICES = ("auto", "ours", "cann")
 
 
-def _other_acl_spec():
+def _other_acl_spec() -> Optional[ModuleSpec]:
     """The spec of an ``acl`` module elsewhere on sys.path (CANN's pyACL), or None."""
     here = os.path.normcase(_HERE)
     path = [p for p in sys.path if os.path.normcase(os.path.abspath(p or os.curdir)) != here]
@@ -40,18 +43,18 @@ def _backend_is_cann() -> bool:
     return _backend.find_cann()[0] is not None
 
 
-def _load_cann(spec):
+def _load_cann(spec: ModuleSpec) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules["acl"] = module
     try:
-        spec.loader.exec_module(module)
+        spec.loader.exec_module(module)  # type: ignore[union-attr]  # (a file's spec has a loader)
     except BaseException:
         sys.modules.pop("acl", None)
         raise
     return module
 
 
-def _load():
+def _load() -> ModuleType:
     choice = os.environ.get("PYACL_HARDGRAD_PYACL", "auto").strip().lower() or "auto"
     if choice not in _CHOICES:
         raise ImportError(f"PYACL_HARDGRAD_PYACL={choice!r} is not one of {', '.join(_CHOICES)}")
