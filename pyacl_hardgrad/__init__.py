@@ -11,6 +11,7 @@ the C libraries; any other attribute loads them on first use (so ``python -m
 pyacl_hardgrad --includes`` works even where no backend can be loaded).
 """
 from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from ._paths import get_cann_path, get_include, get_library_dir
 
@@ -42,27 +43,52 @@ _LAZY = {
 __all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]
 
 
-def __getattr__(name):
-    try:
-        mod = _LAZY[name]
-    except KeyError:
-        if name.startswith("_"):
-            raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
-        ops = import_module(".ops", __name__)        # every aclnn operator's function and plan
-        if name not in ops.__all__:
-            raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
-        value = getattr(ops, name)
+if TYPE_CHECKING:
+    # What __getattr__ below loads on first use, as type checkers see it (they do not run it).
+    from . import acl as acl, dtypes as dtypes, errors as errors, ops as ops, raw as raw
+    from ._allocator import (allocator_settings as allocator_settings, empty_cache as empty_cache,
+                             memory_stats as memory_stats, reset_peak_memory_stats as reset_peak_memory_stats)
+    from ._backend import BackendError as BackendError
+    from ._binding import BACKEND as BACKEND, bound_files as bound_files, ffi as ffi, lib as lib
+    from ._diagnostics import live_counts as live_counts
+    from ._ops_typing import *  # noqa: F403  (every operator's function and plan: the generated stub)
+    from .context import Context as Context
+    from .device import (Device as Device, default_device as default_device, device_count as device_count,
+                         release_defaults as release_defaults)
+    from .dtypes import bfloat16 as bfloat16, float16 as float16, float32 as float32
+    from .errors import (AclError as AclError, AclnnError as AclnnError, AclnnParamError as AclnnParamError,
+                         ApiNotSupportedError as ApiNotSupportedError, CleanupWarning as CleanupWarning,
+                         ClosedError as ClosedError, PlanConsumedError as PlanConsumedError,
+                         PyaclError as PyaclError, RuntimeApiError as RuntimeApiError, check as check,
+                         code_name as code_name)
+    from .memory import DeviceMemory as DeviceMemory, HostMemory as HostMemory, Workspace as Workspace
+    from .ops import operators as operators, result_dtype as result_dtype
+    from .runtime import Runtime as Runtime, runtime_reference_count as runtime_reference_count
+    from .scalar import Scalar as Scalar
+    from .stream import Event as Event, Stream as Stream
+    from .tensor import Tensor as Tensor, empty as empty, from_numpy as from_numpy, zeros as zeros
+else:
+    def __getattr__(name: str) -> Any:
+        try:
+            mod = _LAZY[name]
+        except KeyError:
+            if name.startswith("_"):
+                raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+            ops = import_module(".ops", __name__)        # every aclnn operator's function and plan
+            if name not in ops.__all__:
+                raise AttributeError(f"module 'pyacl_hardgrad' has no attribute {name!r}") from None
+            value = getattr(ops, name)
+            globals()[name] = value
+            return value
+        if mod is None:
+            value = import_module(f".{name}", __name__)
+        else:
+            value = getattr(import_module(f".{mod}", __name__), name)
         globals()[name] = value
         return value
-    if mod is None:
-        value = import_module(f".{name}", __name__)
-    else:
-        value = getattr(import_module(f".{mod}", __name__), name)
-    globals()[name] = value
-    return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     names = set(globals()) | set(__all__)
     if "ops" in globals() or "pyacl_hardgrad.ops" in __import__("sys").modules:
         names |= set(import_module(".ops", __name__).__all__)

@@ -80,6 +80,11 @@ if TYPE_CHECKING:
         def dtype(self) -> np.dtype[Any]: ...
 __all__ = ["result_dtype", "operators", "unsupported", "Plan", "OpSpec"]
 
+if TYPE_CHECKING:
+    # every operator's function and plan, made by _register below; to type checkers they are
+    # the generated stub's (written by _build/gen_stubs.py from what this module makes)
+    from ._ops_typing import *  # noqa: F403
+
 _NULL = ffi.NULL
 _CLOSED = lib.HGB_CLOSED
 _CONSUMED = lib.HGB_CONSUMED
@@ -820,6 +825,7 @@ class Plan(CHandle):
     """Base of the generated plan classes: phase 1 at construction, ``run()`` is phase 2."""
 
     _spec: OpSpec
+    out: Tensor | tuple[Tensor, ...]
     _addressed = True
 
     def _make(self, args: tuple[Any, ...], repeatable: bool) -> None:

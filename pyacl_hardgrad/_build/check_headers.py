@@ -152,7 +152,7 @@ def _strip_names(node: c_ast.Node) -> c_ast.Node:
 
     node = copy.deepcopy(node)
 
-    def visit(n):
+    def visit(n: c_ast.Node) -> None:
         if isinstance(n, c_ast.TypeDecl):
             n.declname = None
         if isinstance(n, c_ast.Decl):
@@ -238,9 +238,9 @@ def collect(roots: list[Path], label: str, only: str | None = None) -> Side:
     for line in macros.splitlines():
         m = re.match(r"#define\s+([A-Za-z_]\w*)\s+(.+)$", line)
         if m and not m.group(1).startswith("__"):
-            v = _INT_RE.match(m.group(2).strip())
-            if v:
-                side.constants[m.group(1)] = int(v.group(1).replace(" ", ""), 0)
+            mv = _INT_RE.match(m.group(2).strip())
+            if mv:
+                side.constants[m.group(1)] = int(mv.group(1).replace(" ", ""), 0)
     text = _drop_attributes(text)
     # C++-only lines CANN's C-compatible parts are mixed with
     text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("constexpr"))

@@ -57,7 +57,7 @@ OPS_DIR = EMBEDDED_DIR / "opapi" / "ops"
 REGISTRY = OPS_DIR / "operators.txt"
 
 
-def registered_operators(registry: os.PathLike | str = REGISTRY) -> list[str]:
+def registered_operators(registry: os.PathLike[str] | str = REGISTRY) -> list[str]:
     """The operator folders the registry lists (one per line, '#' starts a comment)."""
     names = []
     for line in Path(registry).read_text().splitlines():
@@ -143,7 +143,7 @@ def sanitizer_flags(spec: str | None) -> list[str]:
     return flags
 
 
-def build(out_dir: os.PathLike | str, *, cc: str | None = None, debug: bool = False,
+def build(out_dir: os.PathLike[str] | str, *, cc: str | None = None, debug: bool = False,
           extra_cflags: list[str] | None = None, verbose: bool = True,
           machine: str | None = None, sanitize: str | None = None) -> list[Path]:
     """Compile and link the three libraries into out_dir; return their paths.

@@ -20,6 +20,8 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from cffi import FFI
 import pycparser
@@ -31,16 +33,16 @@ INCLUDE_DIR = ROOT / "include"
 OPERATOR_FOLDERS = ROOT / "pyacl_hardgrad" / "_embedded" / "opapi" / "ops"
 
 
-def _signatures():
+def _signatures() -> ModuleType:
     """_build/signatures.py, loaded by path (the build runs this file outside the package)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("_hgb_signatures", Path(__file__).with_name("signatures.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # (a file's spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
     return mod
 
 
-def _operator_headers(include_dir: Path = INCLUDE_DIR) -> tuple:
+def _operator_headers(include_dir: Path = INCLUDE_DIR) -> tuple[str, ...]:
     """Every operator header under include/aclnnop (adding one adds it to the binding)."""
     return tuple(f"aclnnop/{p.name}" for p in sorted((include_dir / "aclnnop").glob("*.h")))
 
@@ -252,19 +254,19 @@ static int hgb_bind(void *const *handles, int count)
 
 
 
-def _c_param(p: dict, i: int) -> str:
+def _c_param(p: dict[str, Any], i: int) -> str:
     if p["kind"] in ("tensor", "out", "scalar"):
         return f"hgb_obj *a{i}"
     return f"{p['type']} a{i}"
 
 
-def _host_param(p: dict, i: int) -> str:
+def _host_param(p: dict[str, Any], i: int) -> str:
     if p["kind"] in ("tensor", "out"):
         return f"void *a{i}"
     return _c_param(p, i)
 
 
-def _from_arg(p: dict, i: int) -> str:
+def _from_arg(p: dict[str, Any], i: int) -> str:
     """Parameter i of an array-argument call, from its hgb_arg (see hgb_callv_<name>)."""
     if p["kind"] in ("tensor", "out", "scalar"):
         return f"v[{i}].o"
@@ -275,7 +277,7 @@ def _from_arg(p: dict, i: int) -> str:
     return f"({p['type']})v[{i}].i"     # an unsigned 64-bit value's bits, read back by the cast
 
 
-def operator_calls(ops: list[dict]) -> tuple[str, str]:
+def operator_calls(ops: list[dict[str, Any]]) -> tuple[str, str]:
     """(declarations, definitions) of the fused call, the host-array call and the plan constructor
     of each operator: hold the handle arguments, phase 1, then the generic hgb_finish /
     hgb_plan_finish; the host-array call stages its tensors (hgb_host_stage), makes the fused call
@@ -342,7 +344,7 @@ def operator_calls(ops: list[dict]) -> tuple[str, str]:
     return "".join(decls), "".join(defs)
 
 
-def operator_table(include_dir: Path = INCLUDE_DIR, folders: Path = OPERATOR_FOLDERS) -> dict:
+def operator_table(include_dir: Path = INCLUDE_DIR, folders: Path = OPERATOR_FOLDERS) -> dict[str, Any]:
     """The operators of include/aclnnop as the Python layer reads them (hgb_operator_table)."""
     sigs = _signatures()
     ops, skipped = sigs.read_headers(sorted((include_dir / "aclnnop").glob("*.h")))

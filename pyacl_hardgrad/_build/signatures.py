@@ -14,8 +14,10 @@ headers of an installed CANN, for operators the binding was not compiled with).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
+from typing import Any, Iterable, Union
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _PHASE1 = re.compile(r"\b(aclnn\w+)GetWorkspaceSize\s*\(")
@@ -82,7 +84,7 @@ def snake_case(name: str) -> str:
     return s.lower()
 
 
-def operators(text: str, header: str = "") -> tuple[list[dict], dict[str, str]]:
+def operators(text: str, header: str = "") -> tuple[list[dict[str, Any]], dict[str, str]]:
     """(operators, {name: why it is not offered}) declared in a header's text."""
     text = _strip(text)
     found, skipped = [], {}
@@ -115,7 +117,7 @@ def operators(text: str, header: str = "") -> tuple[list[dict], dict[str, str]]:
     return found, skipped
 
 
-def read_headers(paths) -> tuple[list[dict], dict[str, str]]:
+def read_headers(paths: Iterable[Union[str, os.PathLike[str]]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Every operator of the headers (first declaration wins), and those not offered."""
     ops, skipped, seen = [], {}, set()
     for path in paths:
@@ -129,10 +131,10 @@ def read_headers(paths) -> tuple[list[dict], dict[str, str]]:
     return ops, skipped
 
 
-def read_entries(folders) -> dict[str, dict]:
+def read_entries(folders: Iterable[Union[str, os.PathLike[str]]]) -> dict[str, dict[str, Any]]:
     """The ``functions`` entries of every ``op.json`` in the operator folders (name, doc,
     defaults, outputs overrides, result_dtype_alias), merged; folders without one contribute nothing."""
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for folder in folders:
         f = Path(folder) / "op.json"
         if not f.is_file():
