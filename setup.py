@@ -50,7 +50,9 @@ class BuildWithEmbeddedRuntime(build_ext):
 setup(
     packages=["pyacl_hardgrad", "pyacl_hardgrad._build", "pyacl_hardgrad._binding_c", "pyacl_hardgrad.bench",
               "pyacl_hardgrad.acl", "pyacl_hardgrad.acl._path"],  # _path: the `import acl` shim (--pyacl-path)
-    package_data={"pyacl_hardgrad.bench": ["cpp_loop.cpp"],       # compiled by `bench` at run time
+    package_data={"pyacl_hardgrad": ["py.typed", "*.pyi"],        # typed (PEP 561): marker, stubs of
+                  # the compiled modules and of the generated operator functions (_ops_typing.pyi)
+                  "pyacl_hardgrad.bench": ["cpp_loop.cpp"],       # compiled by `bench` at run time
                   "pyacl_hardgrad._binding_c": ["*.c", "*.h"]},   # the binding's C sources, as shipped
     cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
     # vectorcall entry points for calls whose cost is the call itself (plan runs, one-calls,
