@@ -44,7 +44,8 @@ class PlanRunner:
     @property
     def workspace_size(self) -> int: ...
     runs: int
-    def __init__(self, o: Any, address: int, live: list[bool], state: _DeviceState, out: Tensor | tuple[Tensor, ...], name: str,
+    def __init__(self, o: Any, address: int, live: list[bool], state: _DeviceState,
+                 out: Tensor | tuple[Tensor, ...], name: str,
                  workspace_size: int, general: Callable[[PlanRunner, Any, Any, bool], Any],
                  failed: Callable[[PlanRunner, int, Any, Any], Any]) -> None: ...
     def run(self, workspace: Any = None, stream: Any = None, *, sync: bool = False) -> Tensor | tuple[Tensor, ...]: ...

@@ -100,9 +100,11 @@ def info_lines() -> list[str]:
     lines = [f"kernels:      paths {', '.join(s['available'])}; "
              + (f"forced {s['forced']} (PYACL_HARDGRAD_KERNEL_ISA)" if s["forced"] else
                 f"chosen per operator and dtype by timing (a later candidate must be {s['margin_percent']}% faster)"),
-             f"kernel split: {s['threads']} threads; a call is split from an estimated {s['split_min_ns'] / 1000:.1f} us "
+             f"kernel split: {s['threads']} threads; a call is split from an estimated "
+             f"{s['split_min_ns'] / 1000:.1f} us "
              f"on one thread (measured hand-off {s['handoff_ns'] / 1000:.1f} us); a call moving more than "
-             f"{s['l1_cache_bytes'] / 2**10:.0f} KiB (the level-1 data cache, where the costs are measured) adds the memory cost learnt "
+             f"{s['l1_cache_bytes'] / 2**10:.0f} KiB (the level-1 data cache, where the costs are measured) adds "
+             "the memory cost learnt "
              "from such calls on one thread: " + (", ".join(
                  f"{_size_text(s['l1_cache_bytes'] << c)}+ {v * 1000:.1f} ns/KB"
                  for c, v in enumerate(s["memory_ns_per_byte"]) if v > 0) or "none yet"),

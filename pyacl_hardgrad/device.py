@@ -58,7 +58,8 @@ class _DeviceState:
         lib.hgb_obj_set_device(self.res._o, device_id)     # the allocator's key for its memory
         # what _fastcall.make allocates with: (device object, context) as integers; None until
         # the device has a context (the Python path makes it current first)
-        self._alloc: tuple[int, int] | None = None if self.context is None else (int(ffi.cast("uintptr_t", self.res._o)),
+        self._alloc: tuple[int, int] | None
+        self._alloc = None if self.context is None else (int(ffi.cast("uintptr_t", self.res._o)),
                                                          int(ffi.cast("uintptr_t", self.context)))
 
     def _release(self) -> None:

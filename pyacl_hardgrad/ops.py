@@ -720,7 +720,8 @@ def _make_function(spec: OpSpec) -> Callable[..., _Result]:
                 lines.append("                if _lay is None:")
                 lines.append(f"                    _lay = _layout(_SPEC, ({inputs},))")
                 lines.append(f"                _ds = {spec.tensor_inputs[0].name}._device_state")
-                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[6], _lay[3], _lay[4])")
+                lines.append("                st = _empty(c, _ds.res._o, _ds.context, _lay[5], _lay[6], _lay[3], "
+                             "_lay[4])")
                 lines.append("                if st:")
                 lines.append("                    _alloc_failed(st, c)")
                 lines.append(f"                _o_{p.name} = _made(c, _lay, _ds)")
@@ -733,8 +734,8 @@ def _make_function(spec: OpSpec) -> Callable[..., _Result]:
             lines.append(f"            st = _fused(c, stream._o, _WAIT if sync else 0, {', '.join(cargs)})")
         lines.append("            if st:")
         made_expr = "(" + "".join(f"*(({m},) if {p.name} is None else ()), " for m, p in zip(made, spec.outputs)) + ")"
-        lines.append(f"                _failed(st, {'_thread_call()' if fast else 'c'}, _SPEC, ({', '.join(handle_objs)},), "
-                     f"{made_expr}, ({', '.join(names)},))")
+        lines.append(f"                _failed(st, {'_thread_call()' if fast else 'c'}, _SPEC, "
+                     f"({', '.join(handle_objs)},), {made_expr}, ({', '.join(names)},))")
         results = [(p.name if p.role == "inout" else f"_o_{p.name}") for p in spec.results]
         lines.append("            else:")
         lines.append(f"                return {', '.join(results) if results else 'None'}")

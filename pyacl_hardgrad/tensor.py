@@ -17,7 +17,7 @@ from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
 from .device import Device, _default_state, _state_of, default_device
 from .dtypes import to_acl, to_numpy_dtype
-from .errors import AclnnParamError, ClosedError, check, recent_error_message, warn_status
+from .errors import AclnnParamError, ClosedError, check, recent_error_message
 from .memory import DeviceMemory, _calls, _Hold, allocation_failed, call_buffer
 
 if TYPE_CHECKING:
@@ -497,8 +497,8 @@ class Tensor(_fastcall.TensorBase, CHandle):
         dst = ffi.cast("char *", self._data)
         if self.is_contiguous():
             arr = arr.copy(order="C")
-            _check_copy(lib.aclrtMemcpy(dst + self.offset * item, arr.nbytes, ffi.from_buffer(_bytes_of(arr)), arr.nbytes,
-                                        _H2D))
+            _check_copy(lib.aclrtMemcpy(dst + self.offset * item, arr.nbytes, ffi.from_buffer(_bytes_of(arr)),
+                                        arr.nbytes, _H2D))
             return self
         lo, count = self._host_window()
         window = np.empty(count, self.dtype)

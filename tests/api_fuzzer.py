@@ -3,8 +3,9 @@
 Each case picks an action: create a resource with random (often bad) arguments, call a method
 of a random live, closed or foreign object with random arguments, run a random discovered
 operator on random tensors and compare with its plan (another path through the same operator),
-or close an object — sometimes from a second thread while the main thread uses it.  A case passes when it returns, or raises one of the package's
-errors, TypeError, ValueError or IndexError with a message; anything else (OverflowError,
+or close an object — sometimes from a second thread while the main thread uses it.  A case passes
+when it returns, or raises one of the package's errors, TypeError, ValueError or IndexError with a
+message; anything else (OverflowError,
 AttributeError, BufferError, KeyError, a wrong result, a crash, a hang) is a finding.  At the
 end everything is closed and the embedded runtime must hold nothing.
 
@@ -176,7 +177,8 @@ class Fuzzer:
                 data = (np.random.default_rng(r.randrange(1 << 30)).standard_normal(t.shape) * 3).astype(t.dtype)
                 if self._call("copy_from", t.copy_from, data) is not None:
                     back = self._call("numpy after copy_from", t.numpy)
-                    if back is not None and not np.array_equal(back.reshape(-1).view(np.uint8), data.reshape(-1).view(np.uint8)):
+                    if back is not None and not np.array_equal(back.reshape(-1).view(np.uint8),
+                                                               data.reshape(-1).view(np.uint8)):
                         raise Finding(f"copy_from/numpy round trip differs for {t!r}")
             else:
                 self._call("copy_from", t.copy_from, _weird_value(r, []))

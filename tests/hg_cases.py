@@ -7,7 +7,7 @@ bit pattern and fp32 special values, on every kernel path, layout and thread cou
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 

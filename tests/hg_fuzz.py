@@ -13,11 +13,8 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from fractions import Fraction
 
-import ml_dtypes
 import numpy as np
-import pytest
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -227,14 +224,6 @@ def assert_out(placed: Placed, want: np.ndarray, nan_equal: bool):
             f"{int(bad.sum())} of {got.size} storage elements differ (view strides={placed.strides}, "
             f"offset={placed.offset}); first indices {idx.tolist()} inside view: {inside.tolist()}; "
             f"got bits {[hex(int(b)) for b in gb[idx]]}, want {[hex(int(b)) for b in eb[idx]]}")
-
-
-# ---------------------------------------------------------------------------- fixtures
-
-@pytest.fixture(scope="module")
-def dev(hg):
-    with hg.Device(0) as d:
-        yield d
 
 
 def _close_all(objs):

@@ -9,8 +9,6 @@ import zlib
 
 import ml_dtypes
 import numpy as np
-import pytest
-
 
 import hg_model as m
 import torch

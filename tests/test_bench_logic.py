@@ -104,7 +104,8 @@ def test_isa_trace_lines_are_parsed(S):
 
 def test_auto_choice_reads_the_rows_when_the_choice_is_per_row(S):
     rows = ("pyacl_hardgrad: kernel isa auto (requested auto)\n"
-            "pyacl_hardgrad: kernel aclnnA DT_FLOAT,DT_FLOAT->DT_FLOAT: avx2 (measured; scalar 1.2 avx2 0.1 ns/element)\n"
+            "pyacl_hardgrad: kernel aclnnA DT_FLOAT,DT_FLOAT->DT_FLOAT: avx2 "
+            "(measured; scalar 1.2 avx2 0.1 ns/element)\n"
             "pyacl_hardgrad: kernel aclnnB DT_BF16->DT_BF16: scalar (measured; scalar 0.3 avx2 0.4 ns/element)\n"
             "pyacl_hardgrad: kernel aclnnA DT_FLOAT16->DT_FLOAT16: avx2 (only candidate)\n")
     got = S.parse_row_choices(rows)

@@ -84,7 +84,8 @@ def test_auto_times_every_available_path_and_keeps_the_rule(embedded, tmp_path):
     assert s["forced"] is None and "scalar" in s["available"]
     rows = _rows(out)
     assert len(rows) == 6
-    assert {(r["op"], r["out"]) for r in rows} == {(op, dt) for op in ("aclnnHardtanhBackward", "aclnnHardsigmoidBackward")
+    assert {(r["op"], r["out"]) for r in rows} == {(op, dt)
+                                                   for op in ("aclnnHardtanhBackward", "aclnnHardsigmoidBackward")
                                                    for dt in ("ACL_FLOAT", "ACL_FLOAT16", "ACL_BF16")}
     order = [p for p in ("avx2", "avx512", "scalar", "neon") if p in s["available"]]
     order = [p for p in order if p != "scalar"] + ["scalar"]
@@ -111,7 +112,7 @@ def test_a_slower_wider_path_is_not_chosen(embedded, tmp_path):
         assert r["path"] == "scalar" and r["reason"].startswith("faked"), r
         assert r["ns_per_element"][simd] == 2.0 and r["ns_per_element"]["scalar"] == 1.0
     assert "pyacl_hardgrad: kernel isa auto (requested auto)" in err
-    assert f"aclnnHardtanhBackward ACL_FLOAT,ACL_FLOAT->ACL_FLOAT: scalar (faked" in err.replace("DT_", "ACL_"), err
+    assert "aclnnHardtanhBackward ACL_FLOAT,ACL_FLOAT->ACL_FLOAT: scalar (faked" in err.replace("DT_", "ACL_"), err
     assert out["results"] == base["results"]
 
 
@@ -209,7 +210,8 @@ def test_the_default_split_rule_is_reported(embedded, tmp_path):
     most 25 us; a row's threshold is that time over its cost per element."""
     base, _ = _probe(tmp_path, n=10)
     _simd_path(base["settings"])
-    out, _ = _probe(tmp_path, n=10, PYACL_HARDGRAD_THREADS="2", PYACL_HARDGRAD_KERNEL_FAKE_NS=_fake(base["settings"], 0.25))
+    out, _ = _probe(tmp_path, n=10, PYACL_HARDGRAD_THREADS="2",
+                    PYACL_HARDGRAD_KERNEL_FAKE_NS=_fake(base["settings"], 0.25))
     s = out["settings"]
     assert s["handoff_ns"] > 0 and s["split_min_ns"] == min(25000.0, max(8000.0, 4 * s["handoff_ns"]))
     for r in _rows(out):

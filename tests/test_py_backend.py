@@ -35,7 +35,8 @@ def test_fake_toolkit_is_bound(hg, tmp_path, layout):
                LD_LIBRARY_PATH=str(libdir))
     env.pop("ASCEND_TOOLKIT_HOME", None)
     op = next(iter(hg.ops.operators()))             # any operator the binding offers
-    proc = subprocess.run([sys.executable, "-c", PROBE.replace("OPERATOR", op)], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", PROBE.replace("OPERATOR", op)], capture_output=True, text=True,
+                          env=env, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     info = json.loads(proc.stdout)
     assert info["name"] == "cann" and info["root"] == str(tmp_path)

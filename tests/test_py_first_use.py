@@ -104,7 +104,8 @@ def test_bfloat16_works_whichever_way_it_is_first_asked_for(hg, tmp_path, first)
              f"    got = {ask}\n"
              "    import ml_dtypes\n"
              "    assert got == np.dtype(ml_dtypes.bfloat16), got\n"
-             "    r = hg.hardtanh_backward(np.ones(4, ml_dtypes.bfloat16), np.zeros(4, ml_dtypes.bfloat16), -1.0, 1.0)\n"
+             "    r = hg.hardtanh_backward(np.ones(4, ml_dtypes.bfloat16), np.zeros(4, ml_dtypes.bfloat16),\n"
+             "                             -1.0, 1.0)\n"
              "    assert r.dtype == got and r.astype(np.float32).tolist() == [1.0] * 4, r\n"
              "print('ok')\n")
     assert _probe_output(probe, tmp_path) == "ok"

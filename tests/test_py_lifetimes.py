@@ -320,9 +320,9 @@ def test_a_tensor_owns_its_handle_layer_object_once(hg):
         t = hg.empty((4,), hg.float32, dev)
         assert isinstance(t, _fastcall.TensorBase) and t._a and t._d == t.data_ptr
         assert int(hg.ffi.cast("uintptr_t", t._o)) == t._a
-        for bad in (lambda: setattr(t, "_a", t._a + 64), lambda: delattr(t, "_a")):
+        for bad in (lambda o: setattr(o, "_a", o._a + 64), lambda o: delattr(o, "_a")):
             with pytest.raises(AttributeError, match="_a"):
-                bad()
+                bad(t)
         t.close()
         assert t.closed and t._a                      # the object outlives close, until t does
         u = hg.Tensor.__new__(hg.Tensor)

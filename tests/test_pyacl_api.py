@@ -559,7 +559,8 @@ def test_docs_list_exactly_the_calls_without_a_c_function(acl, hg):
 
 
 # Public functions pinned by dedicated tests above instead of the RT table
-SEPARATELY_PINNED_RT = {"launch_callback", "set_exception_info_callback", "get_device_utilization_rate", "get_error_code_from_exception_info",
+SEPARATELY_PINNED_RT = {"launch_callback", "set_exception_info_callback", "get_device_utilization_rate",
+                        "get_error_code_from_exception_info",
                         "get_task_id_from_exception_info", "get_stream_id_from_exception_info",
                         "get_thread_id_from_exception_info", "get_device_id_from_exception_info"}
 TOP_LEVEL = {"init", "finalize", "get_version", "get_soc_name", "get_recent_err_msg", "app_log", "float_to_float16",

@@ -57,7 +57,8 @@ def test_accepted_runtime_settings_initialise(hg, tmp_path, name, value):
 
 
 @pytest.mark.parametrize("name, value, says", [
-    ("PYACL_HARDGRAD_KERNEL_ISA", "xyz", 'PYACL_HARDGRAD_KERNEL_ISA="xyz" is not one of auto, scalar, avx2, avx512, neon'),
+    ("PYACL_HARDGRAD_KERNEL_ISA", "xyz",
+     'PYACL_HARDGRAD_KERNEL_ISA="xyz" is not one of auto, scalar, avx2, avx512, neon'),
     ("PYACL_HARDGRAD_THREADS", "two", 'PYACL_HARDGRAD_THREADS="two" is not a whole number >= 1'),
     ("PYACL_HARDGRAD_SPLIT_NS", "-1", 'PYACL_HARDGRAD_SPLIT_NS="-1" is not a number of ns in [0, 1e12]'),
     ("PYACL_HARDGRAD_STREAM_MIN_BYTES", " -1", 'PYACL_HARDGRAD_STREAM_MIN_BYTES=" -1" is not a whole number of bytes'),

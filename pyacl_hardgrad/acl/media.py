@@ -6,7 +6,7 @@ shape, 0 where pyACL returns a bare handle or value.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ._core import not_supported as _not_supported
 

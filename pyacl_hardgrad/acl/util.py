@@ -105,7 +105,8 @@ def ptr_to_numpy(*args: _Any) -> _np.ndarray[_Any, _Any]:
 
 # -- threads ------------------------------------------------------------------------------------
 _threads_lock = _threading.Lock()
-_threads: dict[int, tuple[_threading.Thread, _threading.Event]] = {}         # thread id -> (thread, the event stop_thread sets)
+# thread id -> (thread, the event stop_thread sets)
+_threads: dict[int, tuple[_threading.Thread, _threading.Event]] = {}
 _thread_errors: dict[int, list[str]] = {}
 
 

@@ -54,7 +54,7 @@ def test_cann_sample_values(aclnn):
 @pytest.mark.parametrize("dt", ["f32", "f16", "bf16"])
 def test_against_torch_hardshrink_bit_for_bit(aclnn, dt):
     torch = pytest.importorskip("torch")
-    from hg_cases import DTYPES, samples
+    from hg_cases import samples
     x = samples(dt, np.random.default_rng(2), 40000)
     tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[dt]
     word, tword = (np.int32, torch.int32) if dt == "f32" else (np.int16, torch.int16)

@@ -1,4 +1,5 @@
-"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardshrinkBackward (test_aclnn_hardshrink_backward.cpp).
+"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardshrinkBackward
+(test_aclnn_hardshrink_backward.cpp).
 
 Same steps, same order, same data, same output as the C++ program; every C call is the
 binding's function of the same name (``lib.aclrtMalloc`` ...), out-parameters are
@@ -91,8 +92,10 @@ def main():
     executor0 = ffi.new("aclOpExecutor **")
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnHardshrinkBackwardGetWorkspaceSize",
-              lib.aclnnHardshrinkBackwardGetWorkspaceSize(gradOutput[0], self[0], lambd, gradInput[0], workspaceSize0, executor0))
-    if RunOnStream("aclnnHardshrinkBackward", workspaceSize0[0], executor0[0], stream[0], lib.aclnnHardshrinkBackward, workspace0) != 0:
+              lib.aclnnHardshrinkBackwardGetWorkspaceSize(gradOutput[0], self[0], lambd, gradInput[0], workspaceSize0,
+                                                          executor0))
+    if RunOnStream("aclnnHardshrinkBackward", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnHardshrinkBackward, workspace0) != 0:
         return 1
     if PrintResult(gradInputDev[0], ElementCount(shape)) != 0:
         return 1

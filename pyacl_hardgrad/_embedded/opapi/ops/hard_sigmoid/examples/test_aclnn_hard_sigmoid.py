@@ -83,7 +83,8 @@ def main():
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnHardsigmoidGetWorkspaceSize",
               lib.aclnnHardsigmoidGetWorkspaceSize(self[0], out[0], workspaceSize0, executor0))
-    if RunOnStream("aclnnHardsigmoid", workspaceSize0[0], executor0[0], stream[0], lib.aclnnHardsigmoid, workspace0) != 0:
+    if RunOnStream("aclnnHardsigmoid", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnHardsigmoid, workspace0) != 0:
         return 1
     if PrintResult(outDev[0], ElementCount(shape)) != 0:
         return 1

@@ -1,4 +1,5 @@
-"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnInplaceHardsigmoid (test_aclnn_inplace_hard_sigmoid.cpp).
+"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnInplaceHardsigmoid
+(test_aclnn_inplace_hard_sigmoid.cpp).
 
 Same steps, same order, same data, same output as the C++ program; every C call is the
 binding's function of the same name (``lib.aclrtMalloc`` ...), out-parameters are
@@ -79,7 +80,8 @@ def main():
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnInplaceHardsigmoidGetWorkspaceSize",
               lib.aclnnInplaceHardsigmoidGetWorkspaceSize(self[0], workspaceSize0, executor0))
-    if RunOnStream("aclnnInplaceHardsigmoid", workspaceSize0[0], executor0[0], stream[0], lib.aclnnInplaceHardsigmoid, workspace0) != 0:
+    if RunOnStream("aclnnInplaceHardsigmoid", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnInplaceHardsigmoid, workspace0) != 0:
         return 1
     if PrintResult(selfDev[0], ElementCount(shape)) != 0:
         return 1

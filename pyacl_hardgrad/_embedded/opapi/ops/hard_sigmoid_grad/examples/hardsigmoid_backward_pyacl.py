@@ -6,7 +6,8 @@ pyACL has no aclnn, so tensors, scalars and the operator come from ``pyacl_hardg
 called with pyACL's ints (``ffi.cast("void *", ptr)``).  Same data, same steps, same output
 as the C++ sample.
 
-Run without an NPU:  python -m pyacl_hardgrad run pyacl_hardgrad/_embedded/opapi/ops/hard_sigmoid_grad/examples/hardsigmoid_backward_pyacl.py
+Run without an NPU (in pyacl_hardgrad/_embedded/opapi/ops/hard_sigmoid_grad/examples/):
+    python -m pyacl_hardgrad run hardsigmoid_backward_pyacl.py
 """
 import sys
 

@@ -10,7 +10,7 @@ import pytest
 import hard_sigmoid_grad_model as model
 from hg_model import cast
 from hg_pycheck import (BAD_DTYPES, EMPTY_SHAPES, FORMATS, INVALID, NULLPTR, SHAPE_CASES, TRANSPOSE_AXES,
-                        TRANSPOSE_DTYPES, G, X, bits, dev, raises_param, raw_tensor, run_soc)  # noqa: F401 (dev)
+                        TRANSPOSE_DTYPES, G, X, bits, raises_param, raw_tensor, run_soc)
 
 FN = "aclnnHardsigmoidBackwardGetWorkspaceSize"
 ARGS = ["gradOutput", "self", "out", "workspaceSize", "executor"]

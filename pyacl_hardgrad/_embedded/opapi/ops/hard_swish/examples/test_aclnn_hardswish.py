@@ -1,4 +1,5 @@
-"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardswish and aclnnInplaceHardswish (test_aclnn_hardswish.cpp).
+"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardswish and aclnnInplaceHardswish
+(test_aclnn_hardswish.cpp).
 
 Same steps, same order, same data, same output as the C++ program; every C call is the
 binding's function of the same name (``lib.aclrtMalloc`` ...), out-parameters are
@@ -94,7 +95,8 @@ def main():
     workspace1 = ffi.new("void **")
     EXPECT_OK("aclnnInplaceHardswishGetWorkspaceSize",
               lib.aclnnInplaceHardswishGetWorkspaceSize(self[0], workspaceSize1, executor1))
-    if RunOnStream("aclnnInplaceHardswish", workspaceSize1[0], executor1[0], stream[0], lib.aclnnInplaceHardswish, workspace1) != 0:
+    if RunOnStream("aclnnInplaceHardswish", workspaceSize1[0], executor1[0], stream[0],
+                   lib.aclnnInplaceHardswish, workspace1) != 0:
         return 1
     if PrintResult(selfDev[0], ElementCount(shape)) != 0:
         return 1

@@ -87,7 +87,8 @@ def main():
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnHardswishBackwardGetWorkspaceSize",
               lib.aclnnHardswishBackwardGetWorkspaceSize(gradOut[0], self[0], out[0], workspaceSize0, executor0))
-    if RunOnStream("aclnnHardswishBackward", workspaceSize0[0], executor0[0], stream[0], lib.aclnnHardswishBackward, workspace0) != 0:
+    if RunOnStream("aclnnHardswishBackward", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnHardswishBackward, workspace0) != 0:
         return 1
     if PrintResult(outDev[0], ElementCount(shape)) != 0:
         return 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import hg_model as m
-from hg_cases import DTYPES, Case
+from hg_cases import Case
 
 FUNC = "aclnnHardswishBackward"
 THIRD = np.float32(0.33333334)

@@ -88,7 +88,8 @@ TORCH_DTYPES = {"f32": 1e-6, "f16": 1e-3, "bf16": 8e-3}
 def test_against_torch_hardswish_backward(aclnn, dt):
     """aten.hardswish_backward (torch 2.13 CPU): 0 for x <= -3, g * (x / 3 + 0.5) for -3 < x < 3,
     g for x >= 3 (the open interval), in the input dtype's opmath (fp32 for fp16/bf16), with x / 3
-    a division rather than x * 0.33333334f: compared within the dtype's tolerance, and at x = +-3, where this operator's closed interval gives -0.5 g and 1.5 g, element by element."""
+    a division rather than x * 0.33333334f: compared within the dtype's tolerance, and at x = +-3, where this
+    operator's closed interval gives -0.5 g and 1.5 g, element by element."""
     torch = pytest.importorskip("torch")
     from hg_cases import DTYPES
     rng = np.random.default_rng(42)

@@ -1,4 +1,5 @@
-"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardswishBackwardV2 (test_aclnn_hardswish_backward_v2.cpp).
+"""Line-by-line port of our C++ rewrite of CANN's sample for aclnnHardswishBackwardV2
+(test_aclnn_hardswish_backward_v2.cpp).
 
 Same steps, same order, same data, same output as the C++ program; every C call is the
 binding's function of the same name (``lib.aclrtMalloc`` ...), out-parameters are
@@ -87,7 +88,8 @@ def main():
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnHardswishBackwardV2GetWorkspaceSize",
               lib.aclnnHardswishBackwardV2GetWorkspaceSize(gradOut[0], self[0], out[0], workspaceSize0, executor0))
-    if RunOnStream("aclnnHardswishBackwardV2", workspaceSize0[0], executor0[0], stream[0], lib.aclnnHardswishBackwardV2, workspace0) != 0:
+    if RunOnStream("aclnnHardswishBackwardV2", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnHardswishBackwardV2, workspace0) != 0:
         return 1
     if PrintResult(outDev[0], ElementCount(shape)) != 0:
         return 1

@@ -85,8 +85,10 @@ def main():
     executor0 = ffi.new("aclOpExecutor **")
     workspace0 = ffi.new("void **")
     EXPECT_OK("aclnnInplaceHardtanhGetWorkspaceSize",
-              lib.aclnnInplaceHardtanhGetWorkspaceSize(selfRef[0], clipValueMin, clipValueMax, workspaceSize0, executor0))
-    if RunOnStream("aclnnInplaceHardtanh", workspaceSize0[0], executor0[0], stream[0], lib.aclnnInplaceHardtanh, workspace0) != 0:
+              lib.aclnnInplaceHardtanhGetWorkspaceSize(selfRef[0], clipValueMin, clipValueMax, workspaceSize0,
+                                                       executor0))
+    if RunOnStream("aclnnInplaceHardtanh", workspaceSize0[0], executor0[0], stream[0],
+                   lib.aclnnInplaceHardtanh, workspace0) != 0:
         return 1
     if PrintResult(selfRefDev[0], ElementCount(shape)) != 0:
         return 1

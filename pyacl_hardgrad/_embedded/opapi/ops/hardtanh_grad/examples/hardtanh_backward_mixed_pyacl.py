@@ -5,7 +5,8 @@ the workspace.  The package borrows them (``from_handle``, ``Tensor.from_device_
 plan aclnnHardtanhBackward and run it; pyACL waits, copies back and frees.  Prints CANN's
 sample values (test_aclnn_hardtanh_grad.cpp's data).
 
-Run without an NPU:  python -m pyacl_hardgrad run pyacl_hardgrad/_embedded/opapi/ops/hardtanh_grad/examples/hardtanh_backward_mixed_pyacl.py
+Run without an NPU (in pyacl_hardgrad/_embedded/opapi/ops/hardtanh_grad/examples/):
+    python -m pyacl_hardgrad run hardtanh_backward_mixed_pyacl.py
 """
 import sys
 

@@ -14,7 +14,8 @@ CHECKS = [
     "transposed_views", "strided_views", "size1_dims_contiguous", "descriptors_destroyed_early",
     "workspace_too_small", "repeatable_runs", "oneshot_second_run", "phase2_is_async_order",
 ]
-VALGRIND_CHECKS = ['transposed_views', 'strided_views', 'repeatable_runs', 'oneshot_second_run', 'descriptors_destroyed_early', 'empty_tensors', 'dtype_unsupported']
+VALGRIND_CHECKS = ['transposed_views', 'strided_views', 'repeatable_runs', 'oneshot_second_run',
+                   'descriptors_destroyed_early', 'empty_tensors', 'dtype_unsupported']
 # Checks whose defect would be undefined behaviour the plain build does not show (signed int64
 # overflow): run again against the libraries built from this tree with UBSan aborting.
 UBSAN_CHECKS = ['empty_huge_dims', 'empty_tensors', 'zero_dim', 'transposed_views', 'strided_views']

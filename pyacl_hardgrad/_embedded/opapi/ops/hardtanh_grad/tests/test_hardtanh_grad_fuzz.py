@@ -14,8 +14,7 @@ hypothesis = pytest.importorskip("hypothesis", reason="the fuzz tests need hypot
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-import hg_model as m  # noqa: E402
-from hg_fuzz import (DTYPES, INPUT_KINDS, OUTPUT_KINDS, Layout, _bits, _close_all, _uint, _pool, assert_out, dev,  # noqa: E402,F401
+from hg_fuzz import (DTYPES, INPUT_KINDS, OUTPUT_KINDS, _bits, _close_all, _uint, _pool, assert_out,  # noqa: E402
                      fuzz_settings, large_shapes, layouts, make_values, place_input, place_output, shapes,
                      value_recipes)
 import hardtanh_grad_model as ht  # noqa: E402
