@@ -14,10 +14,8 @@ Pythonic objects (``Stream.from_handle(h)``, ``int(stream)``, ...) and with othe
 same libascendcl.  ``python -m pyacl_hardgrad --pyacl-path`` prints a folder that makes
 ``import acl`` load this module; docs/pyacl.md.
 """
-from __future__ import annotations
-
 import sys as _sys
-from typing import Any as _Any, Callable as _Callable
+from typing import Any as _Any, Callable as _Callable, Optional as _Optional
 
 from .._binding import ffi as _ffi, lib as _lib
 from . import mdl, media, rt, util  # noqa: F401  (pyACL's submodules)
@@ -38,12 +36,12 @@ def init(*args: _Any) -> int:
     return int(_lib.aclInit(vals[0] if vals else _ffi.NULL))
 
 
-def get_soc_name(*args: _Any) -> str | None:
+def get_soc_name(*args: _Any) -> _Optional[str]:
     """acl.get_soc_name() -> str, or None when the runtime cannot tell  (aclrtGetSocName)"""
     return _string_or_none(_lib.aclrtGetSocName())
 
 
-def get_recent_err_msg(*args: _Any) -> str | None:
+def get_recent_err_msg(*args: _Any) -> _Optional[str]:
     """acl.get_recent_err_msg() -> str, or None when there is none  (aclGetRecentErrMsg)
 
     As aclGetRecentErrMsg: the calling thread's messages, newest first; reading clears them.
@@ -52,7 +50,7 @@ def get_recent_err_msg(*args: _Any) -> str | None:
 
 
 # -- logging, fp16 and data types: CANN's base helpers ----------------------------------------
-def _runtime_app_log() -> _Callable[..., _Any] | None:
+def _runtime_app_log() -> _Optional[_Callable[..., _Any]]:
     """aclAppLog of the runtime library every call goes through.  It is variadic, which the
     binding does not declare, so it is looked up in that same library file (dlopen of an
     already loaded file gives the loaded instance); None when the library lacks it."""

@@ -4,20 +4,18 @@ Each function parses its arguments as pyACL does, calls the runtime function of 
 and returns pyACL's tuple; see ``pyacl_hardgrad.acl`` and docs/pyacl.md.  The names, argument
 orders and return tuples follow pyACL's ``acl.rt``.
 """
-from __future__ import annotations
-
 import itertools as _itertools
 import sys as _sys
 import threading as _threading
 import traceback as _traceback
-from typing import TYPE_CHECKING, Any as _Any, Callable as _Callable
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any, Callable as _Callable, Optional as _Optional
 
 from .._binding import ffi as _ffi
 from ._args import parse as _parse
 from ._core import (ACL_ERROR_API_NOT_SUPPORT as _ACL_ERROR_API_NOT_SUPPORT, action as _action,
                     c_function as _c_function, int_argument as _int_argument, query as _query)
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from .._types import CData as _CData
 
 _M = "acl.rt"
@@ -165,7 +163,7 @@ def _report(where: str) -> None:
     _traceback.print_exc()
 
 
-def _run_callback(user_data: _CData) -> None:
+def _run_callback(user_data: "_CData") -> None:
     key = int(_ffi.cast("uintptr_t", user_data))
     with _callback_lock:
         entry = _pending_callbacks.pop(key, None)
@@ -211,10 +209,10 @@ def _pending_callback_count() -> int:
 
 # -- exception information ----------------------------------------------------------------------
 _set_exception_info_callback = _c_function("aclrtSetExceptionInfoCallback")
-_exception_fn: list[_Callable[[int], object] | None] = [None]
+_exception_fn: list[_Optional[_Callable[[int], object]]] = [None]
 
 
-def _run_exception_callback(info: _CData) -> None:
+def _run_exception_callback(info: "_CData") -> None:
     fn = _exception_fn[0]
     if fn is None:
         return

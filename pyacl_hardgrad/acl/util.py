@@ -14,8 +14,6 @@
   thread whose id is its pthread id, the one ``acl.rt.subscribe_report`` takes;
   ``stop_thread(thread_id)`` joins it and returns 0, or raises RuntimeError when ``fn`` raised.
 """
-from __future__ import annotations
-
 import errno as _errno
 import signal as _signal
 import threading as _threading
