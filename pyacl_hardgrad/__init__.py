@@ -50,7 +50,9 @@ if TYPE_CHECKING:
                              memory_stats as memory_stats, reset_peak_memory_stats as reset_peak_memory_stats)
     from ._backend import BackendError as BackendError
     from ._binding import BACKEND as BACKEND, bound_files as bound_files, ffi as ffi, lib as lib
+    from ._cli_smi import format_smi as format_smi, smi as smi
     from ._diagnostics import live_counts as live_counts
+    from ._dlpack import DLDeviceType as DLDeviceType, from_dlpack as from_dlpack
     from ._ops_typing import *  # noqa: F403  (every operator's function and plan: the generated stub)
     from .context import Context as Context
     from .device import (Device as Device, default_device as default_device, device_count as device_count,

@@ -294,9 +294,9 @@ def to_array(t: Tensor, dtype: object = None, copy: object = None) -> np.ndarray
     return a.astype(want) if convert else a
 
 
-def _host_dtype(dtype: object) -> np.dtype[Any]:
+def _host_dtype(dtype: Any) -> np.dtype[Any]:
     try:
-        return np.dtype(dtype)  # type: ignore[call-overload, no-any-return]
+        return np.dtype(dtype)  # type: ignore[no-any-return]
     except TypeError:
         return dtypes.to_numpy_dtype(dtype)
 
@@ -314,7 +314,7 @@ def _producer_capsule(obj: Any) -> Any:
 def _live_device_block(ptr: int, first: int, end: int) -> Optional[int]:
     """The device id of the embedded runtime's live device allocation holding bytes
     [ptr + first, ptr + end), else None."""
-    info = ffi.new("hgAllocation *")
+    info: Any = ffi.new("hgAllocation *")      # (a struct: its fields are the C ones)
     if lib.hgQueryAllocation(ffi.cast("void *", ptr + first), info):
         return None
     if info.kind != lib.HG_MEMORY_DEVICE or ptr + end > info.base + info.size:
@@ -422,7 +422,8 @@ def _imported(info: tuple[Any, ...], owner: object, state: Optional[_DeviceState
     if want_copy is False:
         raise BufferError(f"from_dlpack(copy=False): {why}; copy=None copies it into new device memory")
     if host:
-        window = np.frombuffer(ffi.buffer(ffi.cast("char *", base), (hi - lo + 1) * item), np.uint8).view(npdt)
+        window = np.frombuffer(ffi.buffer(ffi.cast("char *", base), (hi - lo + 1) * item),  # type: ignore[call-overload]
+                               np.uint8).view(npdt)
         arr = np.lib.stride_tricks.as_strided(window[offset:], shape, tuple(s * item for s in strides))
         return Tensor(arr, state)
     st, keep = _state_for(dev_id) if state is None else (state, None)

@@ -827,6 +827,11 @@ class Plan(CHandle):
 
     _spec: OpSpec
     out: Tensor | tuple[Tensor, ...]
+
+    if TYPE_CHECKING:
+        # each generated class's constructor (_make_plan_class): the operator's parameters, then
+        # ``repeatable``; the stub (_ops_typing.pyi) gives each its own
+        def __init__(self, *args: Any, repeatable: bool = False) -> None: ...
     _addressed = True
 
     def _make(self, args: tuple[Any, ...], repeatable: bool) -> None:

@@ -222,12 +222,12 @@ class Tensor(_fastcall.TensorBase, CHandle):
         return t
 
     @classmethod
-    def empty(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Self:
+    def empty(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | _DeviceState | None = None) -> Self:
         """Uninitialised row-major tensor (its memory from the caching allocator)."""
         return _made_empty(cls, _new_layout(shape, dtype), device)
 
     @classmethod
-    def zeros(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Self:
+    def zeros(cls, shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | _DeviceState | None = None) -> Self:
         lay = _new_layout(shape, dtype)
         t = _made_empty(cls, lay, device)
         nbytes = lay[7]
@@ -244,7 +244,7 @@ class Tensor(_fastcall.TensorBase, CHandle):
     @classmethod
     def from_device_pointer(cls, ptr: int, shape: ShapeLike, dtype: DTypeLike = "float32",
                             strides: Sequence[SupportsIndex] | None = None, offset: int = 0,
-                            owner: object = None, device: Device | None = None) -> Self:
+                            owner: object = None, device: Device | _DeviceState | None = None) -> Self:
         """Wrap device memory this package does not own (an int address, as pyACL hands out).
 
         The memory is never freed by the tensor; ``owner`` (any object, e.g. the allocation)
@@ -665,15 +665,16 @@ def _bytes_of(arr: np.ndarray) -> np.ndarray:
     return arr.reshape(-1).view(np.uint8)
 
 
-def from_numpy(array: npt.ArrayLike, device: Device | None = None, dtype: DTypeLike | None = None) -> Tensor:
+def from_numpy(array: npt.ArrayLike, device: Device | _DeviceState | None = None,
+               dtype: DTypeLike | None = None) -> Tensor:
     """Copy a host array to a new device tensor."""
     return Tensor(array, device, dtype)
 
 
-def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Tensor:
+def empty(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | _DeviceState | None = None) -> Tensor:
     """Uninitialised row-major tensor (its memory from the caching allocator)."""
     return _made_empty(Tensor, _new_layout(shape, dtype), device)
 
 
-def zeros(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | None = None) -> Tensor:
+def zeros(shape: ShapeLike, dtype: DTypeLike = "float32", device: Device | _DeviceState | None = None) -> Tensor:
     return Tensor.zeros(shape, dtype, device)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hg_model as m
-from hg_model import f32, u16
+from hg_model import f16, f32, u16
 
 BF16 = ml_dtypes.bfloat16
 

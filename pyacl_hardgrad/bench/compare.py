@@ -113,7 +113,7 @@ def _worker(specs: list[OpEntry]) -> None:
         from pyacl_hardgrad import _fastcall
         fast = tuple(getattr(_fastcall, n) for n in ("OpCall", "PlanRunner", "TensorBase") if hasattr(_fastcall, n))
     except ImportError:
-        _fastcall, fast = None, ()
+        _fastcall, fast = None, ()  # type: ignore[assignment]  # (an older install: no _fastcall)
     for line in sys.stdin:
         w = line.split()
         if not w or w[0] == "quit":
