@@ -80,7 +80,9 @@ class Context(CHandle):
         if not self.closed and self.owns_handle:
             p = ffi.new("aclrtContext *")
             default = self._device_state.context
-            if lib.aclrtGetCurrentContext(p) == 0 and p[0] == self._handle and default is not None:
+            if lib.aclrtGetCurrentContext(p) != 0:
+                lib.aclGetRecentErrMsg()     # no current context: its text is not the destroy's
+            elif p[0] == self._handle and default is not None:
                 warn_status(lib.aclrtSetCurrentContext(default), "aclrtSetCurrentContext", stacklevel=2)
         super().close()
 

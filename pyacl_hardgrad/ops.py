@@ -24,6 +24,7 @@ Functions:
     ``sync=True`` returns after the stream has finished;
   * given only host arrays (no Tensor anywhere), they run on the default device, wait, and
     return numpy; mixed calls copy the arrays to the Tensors' device and return Tensors.
+
 Plans mirror the C++ two-phase form: construction is phase 1 (``workspace_size`` and an
 executor), ``run()`` is phase 2.
 """
@@ -812,7 +813,7 @@ def _host_branch(spec: OpSpec, scalar_body: list[str], values_ok: list[str], sca
 
 def _function_doc(spec: OpSpec) -> str:
     head = spec.doc or f"{spec.name} (generic two-phase call)."
-    params = ", ".join(f"{p.name} ({p.ctype}{', output' if p.role == 'out' else ''}"
+    params = ", ".join(f"{p.name} (``{p.ctype}``{', output' if p.role == 'out' else ''}"
                        f"{', in-place' if p.role == 'inout' else ''})" for p in spec.params)
     return (f"{head}\n\n{spec.name}({params}).  Returns the output Tensor(s), enqueued on ``stream`` "
             "(default: the device's default stream) and not waited for unless ``sync``; called with host "
