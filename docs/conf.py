@@ -49,7 +49,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build"]
 
 # Markdown: GitHub-style heading anchors (the pages link to their own sections as #some-heading),
 # tables, and ``{directive}`` fences for the toctree and autodoc.
@@ -62,9 +62,76 @@ autodoc_member_order = "bysource"
 # the documentation (the tests read the C function's name from it), not a Python signature.
 autodoc_docstring_signature = False
 autodoc_typehints = "signature"
-autodoc_default_options = {"show-inheritance": True}
 autosummary_generate = False
 
 html_theme = "alabaster"
 html_title = f"pyacl_hardgrad {release}"
 html_static_path: list[str] = []
+
+
+# -- the API reference covers every public name -------------------------------------------------
+
+def _public_api() -> dict[str, Any]:
+    """Every public name the API reference must document: fully qualified name -> object.
+
+    The names of ``pyacl_hardgrad.__all__``; for each submodule among them, the names of its
+    ``__all__`` (``pyacl_hardgrad.ops``'s include every operator function and plan class, made at
+    import from the operator headers); for ``pyacl_hardgrad.acl``, which follows pyACL and has no
+    ``__all__``, the module and its submodules and every public function of each.
+    """
+    hg = pyacl_hardgrad
+    names: dict[str, Any] = {}
+    for name in hg.__all__:
+        value = getattr(hg, name)
+        names[f"pyacl_hardgrad.{name}"] = value
+        module = sys.modules.get(f"pyacl_hardgrad.{name}")
+        if module is not None and value is module and hasattr(module, "__all__"):
+            for sub in module.__all__:
+                names[f"{module.__name__}.{sub}"] = getattr(module, sub)
+    acl = hg.acl
+    for module in (acl, acl.rt, acl.util, acl.mdl, acl.media):
+        names[module.__name__] = module
+        for name, value in vars(module).items():
+            if not name.startswith("_") and callable(value) and not inspect.ismodule(value):
+                names[f"{module.__name__}.{name}"] = value
+    return names
+
+
+def _documented(name: str, value: Any, objects: Any) -> bool:
+    """``name`` has an entry, or it is a submodule's name for an object the reference documents
+    under its package-level name (``pyacl_hardgrad.errors.AclError`` as ``pyacl_hardgrad.AclError``)."""
+    if name in objects:
+        return True
+    short = name.rsplit(".", 1)[-1]
+    alias = f"pyacl_hardgrad.{short}"
+    return alias in objects and short in pyacl_hardgrad.__all__ and getattr(pyacl_hardgrad, short) is value
+
+
+def _check_api_coverage(app: Any, env: Any) -> None:
+    """A warning (an error in a strict build) for every public name no page documents."""
+    from sphinx.util import logging
+
+    objects = env.get_domain("py").objects
+    missing = sorted(n for n, v in _public_api().items() if not _documented(n, v, objects))
+    for name in missing:
+        logging.getLogger(__name__).warning("the API reference does not document %s", name)
+
+
+def _public_alias(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """Resolve a reference to a submodule's name (``pyacl_hardgrad.errors.AclError``, as autodoc
+    writes base classes and annotations) to the package-level name the reference documents."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or not target.startswith("pyacl_hardgrad."):
+        return None
+    short = target.rsplit(".", 1)[-1]
+    alias = f"pyacl_hardgrad.{short}"
+    if alias == target or alias not in env.get_domain("py").objects:
+        return None
+    return env.get_domain("py").resolve_xref(env, node["refdoc"], app.builder, node["reftype"], alias,
+                                             node, contnode)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("env-check-consistency", _check_api_coverage)
+    app.connect("missing-reference", _public_alias)
+    return {"parallel_read_safe": True}

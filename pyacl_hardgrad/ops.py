@@ -8,8 +8,8 @@ binding was not compiled with are declared at run time (cffi ABI mode, from the 
 exports them) and go through the same generic steps.  This module builds, from each operator's
 signature description, one Python function and one plan class:
 
-  aclnnXxxBackwardV2 -> ``xxx_backward_v2(...)``, ``XxxBackwardV2Plan(...)``
-  aclnnInplaceXxx    -> ``inplace_xxx(...)``, ``InplaceXxxPlan(...)``
+  * aclnnXxxBackwardV2 -> ``xxx_backward_v2(...)``, ``XxxBackwardV2Plan(...)``
+  * aclnnInplaceXxx -> ``inplace_xxx(...)``, ``InplaceXxxPlan(...)``
 
 Parameters come in prototype order without workspaceSize/executor, named in snake_case.
 Tensors are Tensors or (for inputs of a function) anything numpy accepts; scalars
