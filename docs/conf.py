@@ -44,7 +44,6 @@ version = release = pyacl_hardgrad.__version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -62,7 +61,6 @@ autodoc_member_order = "bysource"
 # the documentation (the tests read the C function's name from it), not a Python signature.
 autodoc_docstring_signature = False
 autodoc_typehints = "signature"
-autosummary_generate = False
 
 html_theme = "alabaster"
 html_title = f"pyacl_hardgrad {release}"
