@@ -35,6 +35,8 @@ _LAZY = {
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
     "result_dtype": "ops", "operators": "ops",
     "live_counts": "_diagnostics",
+    "track_objects": "_tracking", "live_objects": "_tracking", "ObjectTracker": "_tracking",
+    "ObjectRecord": "_tracking",
     "memory_stats": "_allocator", "empty_cache": "_allocator", "reset_peak_memory_stats": "_allocator",
     "allocator_settings": "_allocator",
     "smi": "_cli_smi", "format_smi": "_cli_smi",
