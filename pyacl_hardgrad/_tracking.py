@@ -109,7 +109,8 @@ class ObjectRecord:
     """A tracked object that is alive: what it is and where it was made."""
 
     kind: str            #: its class name: "Tensor", "DeviceMemory", "Stream", "HardtanhBackwardPlan", ...
-    description: str     #: kind with shape and dtype, size or value, and device, e.g. "Tensor shape=(4, 2) dtype=float32 device=0"
+    #: kind with shape and dtype, size or value, and device: "Tensor shape=(4, 2) dtype=float32 device=0"
+    description: str
     filename: str        #: where it was made: the first frame outside the package
     lineno: int
     function: str
