@@ -225,7 +225,7 @@ static int track_made(PyObject *t)
 {
     PyObject *track = g_track;
     Py_INCREF(track);
-    PyObject *r = PyObject_CallOneArg(track, t);
+    PyObject *r = PyObject_Vectorcall(track, &t, 1, NULL);
     Py_DECREF(track);
     if (r == NULL)
         return -1;
