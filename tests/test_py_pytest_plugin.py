@@ -386,3 +386,28 @@ def test_what_the_package_keeps_for_itself_is_not_listed(hg):
         # the default device, its default stream and the cached bound Scalars are made here
         hg.hardtanh_backward(np.ones(3, np.float32), np.ones(3, np.float32), 0.25, 3.5)
         assert tr.live() == []
+
+
+def test_a_tracker_that_raises_in_c_leaves_no_tensor_behind(hg):
+    from pyacl_hardgrad import _fastcall
+
+    def refuse(t):
+        raise RuntimeError("tracker refused")
+
+    with hg.Device(0) as dev:
+        hg.empty((4,), "float32", dev).close()          # the device's context is made: the C path
+        dev.default_stream                              # (the one-call's stream, made before counting)
+        gc.collect()
+        before = hg.live_counts()
+        _fastcall.set_tracker(refuse)
+        try:
+            with pytest.raises(RuntimeError, match="tracker refused"):
+                hg.empty((4,), "float32", dev)
+            with hg.Tensor(np.ones(4, np.float32), dev) as t, pytest.raises(RuntimeError, match="tracker refused"):
+                hg.hardsigmoid(t)                       # an output made by the one-call's C front
+        finally:
+            _fastcall.set_tracker(None)
+        gc.collect()
+        assert hg.live_counts() == before
+    with pytest.raises(TypeError, match="set_tracker"):
+        _fastcall.set_tracker(42)
