@@ -234,9 +234,7 @@ def _leak_message(request: pytest.FixtureRequest, leaks: list[ObjectRecord], err
 def npu_stream(request: pytest.FixtureRequest, npu_device: Device) -> Iterator[Stream]:
     """A new Stream on ``npu_device``, synchronized and closed after the test (whose objects
     npu_device checks for leaks)."""
-    from .stream import Stream
-
-    s = Stream(npu_device)            # (npu_device.create_stream())
+    s = npu_device.create_stream()
     state = _tests.get(request.node.nodeid)
     if state is not None and state.tracker is not None:
         state.tracker.ignore(s)
