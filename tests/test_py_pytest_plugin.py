@@ -187,9 +187,10 @@ def test_a_seeded_leak_fails_its_test_naming_each_object_and_where_it_was_made(s
     assert len(re.findall(r"created at", r.stdout.str())) == 5
 
 
-def test_a_failing_test_reports_its_failure_and_not_its_locals(suite):
+def test_a_failing_test_or_set_up_reports_its_failure_and_not_its_locals(suite):
     suite.makepyfile(test_fails="""
         import numpy as np
+        import pytest
         import pyacl_hardgrad as hg
 
         kept = []
@@ -199,11 +200,20 @@ def test_a_failing_test_reports_its_failure_and_not_its_locals(suite):
             kept.append(t)
             assert t.numpy().sum() == 5
 
+        @pytest.fixture
+        def broken(npu_device):
+            kept.append(hg.zeros((2,), "float32", npu_device))
+            raise RuntimeError("set-up failed")
+
+        def test_whose_set_up_fails(broken):
+            pass
+
         def test_its_objects_were_closed_all_the_same():
-            assert kept[0].closed
+            assert len(kept) == 2 and all(t.closed for t in kept)
     """)
     r = _run(suite)
-    r.assert_outcomes(passed=1, failed=1)
+    r.assert_outcomes(passed=1, failed=1, errors=1)
+    r.stdout.fnmatch_lines(["*ERROR at setup of test_whose_set_up_fails*"])
     assert "still alive and open" not in r.stdout.str()
 
 
