@@ -35,6 +35,8 @@ _LAZY = {
     "float32": "dtypes", "float16": "dtypes", "bfloat16": "dtypes",
     "result_dtype": "ops", "operators": "ops",
     "live_counts": "_diagnostics",
+    "track_objects": "_tracking", "live_objects": "_tracking", "ObjectTracker": "_tracking",
+    "ObjectRecord": "_tracking",
     "memory_stats": "_allocator", "empty_cache": "_allocator", "reset_peak_memory_stats": "_allocator",
     "allocator_settings": "_allocator",
     "smi": "_cli_smi", "format_smi": "_cli_smi",
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
     from ._diagnostics import live_counts as live_counts
     from ._dlpack import DLDeviceType as DLDeviceType, from_dlpack as from_dlpack
     from ._ops_typing import *  # noqa: F403  (every operator's function and plan: the generated stub)
+    from ._tracking import (ObjectRecord as ObjectRecord, ObjectTracker as ObjectTracker,
+                            live_objects as live_objects, track_objects as track_objects)
     from .context import Context as Context
     from .device import (Device as Device, default_device as default_device, device_count as device_count,
                          release_defaults as release_defaults)

@@ -39,6 +39,9 @@ _KIND_PY = lib.HGB_KIND_PY
 
 _waiting: dict[int, _Res] = {}           # key -> _Res whose release the handle layer will call back for
 _keys = itertools.count(1)
+# While objects are tracked (hg.track_objects, _tracking.py): called with each new handle to
+# record where it was made; None otherwise (one test per handle made).
+_track: Callable[[object], None] | None = None
 
 
 @ffi.def_extern()
@@ -128,6 +131,8 @@ class Handle:
         self._res = res
         live = self._live = [True]
         self._finalizer = weakref.finalize(self, callback, live, res, *extra)
+        if _track is not None:
+            _track(self)
 
     def close(self) -> None:
         """Release this handle's reference; safe to call any number of times."""
@@ -172,6 +177,8 @@ class CHandle(Handle):
         self._live = [True]
         if self._addressed:
             self._a = int(ffi.cast("uintptr_t", o))
+        if _track is not None:
+            _track(self)
 
     def close(self) -> None:
         o = self.__dict__.get("_o")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence, SupportsIndex, TypeVa
 
 import numpy as np
 
-from . import _args, _fastcall
+from . import _args, _fastcall, _lifetime
 from ._binding import ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
 from .device import Device, _default_state, _state_of, default_device
@@ -582,6 +582,8 @@ def made_tensor(call: Any, layout: _Layout | _NewLayout, state: _DeviceState, t:
     t._data = call.data
     t._device_state = state
     t._live = [True]
+    if _lifetime._track is not None:        # objects are tracked (hg.track_objects)
+        _lifetime._track(t)
     return t
 
 

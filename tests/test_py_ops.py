@@ -23,51 +23,48 @@ def test_the_discovered_operators_include_every_compiled_header(hg):
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
-def test_numpy_in_numpy_out_matches_the_tensor_call_and_the_model(hg, case):
+def test_numpy_in_numpy_out_matches_the_tensor_call_and_the_model(hg, case, npu_device):
     r = case.expected()
     assert isinstance(r, np.ndarray) and r.shape == G.shape
-    with hg.Device(0) as dev:
-        ts = case.tensors(hg, dev)
-        with case.call(ts) as out:
-            np.testing.assert_array_equal(out.numpy(), r)
-        for t in ts:
-            t.close()
+    ts = case.tensors(hg, npu_device)
+    with case.call(ts) as out:
+        np.testing.assert_array_equal(out.numpy(), r)
+    for t in ts:
+        t.close()
     model = getattr(hg_model, case.name, None)
     if model is not None:                      # an independent model of the math, where one exists
         np.testing.assert_array_equal(r, model(*case.host, *case.scalar_values))
 
 
 @pytest.mark.parametrize("case", SCALAR_CASES, ids=repr)
-def test_scalar_objects_numbers_and_defaults_agree(hg, case):
+def test_scalar_objects_numbers_and_defaults_agree(hg, case, npu_device):
     want = case.expected()
-    with hg.Device(0) as dev:
-        ts = case.tensors(hg, dev)
-        scalars = [hg.Scalar(v) for v in case.scalar_values]
-        with case.call(ts, scalars=scalars) as out:
-            np.testing.assert_array_equal(out.numpy(), want)
-        with case.call(ts, scalars=[np.float32(v) for v in case.scalar_values]) as out:   # general path
-            np.testing.assert_array_equal(out.numpy(), want)
-        if all(p.has_default for p in case.scalar_params):
-            kw = {p.name: t for p, t in zip(case.tensor_params, ts)}
-            with case.fn(**kw) as a, case.call(ts, scalars=[p.default for p in case.scalar_params]) as b:
-                np.testing.assert_array_equal(a.numpy(), b.numpy())
-        for s in scalars + ts:
-            s.close()
+    ts = case.tensors(hg, npu_device)
+    scalars = [hg.Scalar(v) for v in case.scalar_values]
+    with case.call(ts, scalars=scalars) as out:
+        np.testing.assert_array_equal(out.numpy(), want)
+    with case.call(ts, scalars=[np.float32(v) for v in case.scalar_values]) as out:   # general path
+        np.testing.assert_array_equal(out.numpy(), want)
+    if all(p.has_default for p in case.scalar_params):
+        kw = {p.name: t for p, t in zip(case.tensor_params, ts)}
+        with case.fn(**kw) as a, case.call(ts, scalars=[p.default for p in case.scalar_params]) as b:
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    for s in scalars + ts:
+        s.close()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("case", CASES, ids=repr)
-def test_same_dtype_inputs_give_that_dtype_and_the_host_result(hg, case, dtype):
+def test_same_dtype_inputs_give_that_dtype_and_the_host_result(hg, case, dtype, npu_device):
     npdt = hg.dtypes.to_numpy_dtype(dtype)
     host = [a.astype(npdt) for a in case.host]
     want = case.expected(host)
-    with hg.Device(0) as dev:
-        ts = case.tensors(hg, dev, host)
-        with case.call(ts) as out:
-            assert out.dtype == npdt == want.dtype
-            np.testing.assert_array_equal(out.numpy(), want)
-        for t in ts:
-            t.close()
+    ts = case.tensors(hg, npu_device, host)
+    with case.call(ts) as out:
+        assert out.dtype == npdt == want.dtype
+        np.testing.assert_array_equal(out.numpy(), want)
+    for t in ts:
+        t.close()
 
 
 @pytest.mark.parametrize("a, b, want", [
@@ -104,24 +101,23 @@ def test_mixed_dtypes_allocate_the_promoted_out_or_are_refused_cleanly(hg, case,
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
-def test_views_are_honoured_in_and_out(hg, case):
+def test_views_are_honoured_in_and_out(hg, case, npu_device):
     host2 = [a.reshape(4, 2) for a in case.host]
     want = case.expected([np.ascontiguousarray(a.T) for a in host2])
-    with hg.Device(0) as dev:
-        ts = case.tensors(hg, dev, host2)
-        views = [t.T for t in ts]
-        with case.call(views) as out:
-            np.testing.assert_array_equal(out.numpy(), want)
-        with hg.zeros((4, 2), want.dtype, dev) as buf:          # output into a transposed view
-            outv = buf.T
-            case.call(views, out=outv)
-            np.testing.assert_array_equal(buf.numpy(), want.T)
-            outv.close()
-        rows = [t[1:, 1] for t in ts]
-        with case.call(rows) as out:
-            np.testing.assert_array_equal(out.numpy(), case.expected([a[1:, 1].copy() for a in host2]))
-        for t in views + rows + ts:
-            t.close()
+    ts = case.tensors(hg, npu_device, host2)
+    views = [t.T for t in ts]
+    with case.call(views) as out:
+        np.testing.assert_array_equal(out.numpy(), want)
+    with hg.zeros((4, 2), want.dtype, npu_device) as buf:          # output into a transposed view
+        outv = buf.T
+        case.call(views, out=outv)
+        np.testing.assert_array_equal(buf.numpy(), want.T)
+        outv.close()
+    rows = [t[1:, 1] for t in ts]
+    with case.call(rows) as out:
+        np.testing.assert_array_equal(out.numpy(), case.expected([a[1:, 1].copy() for a in host2]))
+    for t in views + rows + ts:
+        t.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
@@ -139,19 +135,18 @@ def test_nine_dims_reach_the_operator(hg, case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
-def test_zero_d_and_empty(hg, case):
+def test_zero_d_and_empty(hg, case, npu_device):
     host0 = [np.float32(a[3]) for a in case.host]
-    with hg.Device(0) as dev:
-        ts = [hg.Tensor(a, dev) for a in host0]
-        with case.call(ts) as out:
-            assert out.shape == () and out.numpy() == case.expected([np.asarray(a) for a in host0])
-        for t in ts:
-            t.close()
-        with hg.empty((0, 3), "float32", dev) as a:
-            with case.plan([a] * len(case.tensor_params)) as plan:
-                assert plan.workspace_size == 0
-                with plan.run() as out:
-                    assert out.numpy().shape == (0, 3)
+    ts = [hg.Tensor(a, npu_device) for a in host0]
+    with case.call(ts) as out:
+        assert out.shape == () and out.numpy() == case.expected([np.asarray(a) for a in host0])
+    for t in ts:
+        t.close()
+    with hg.empty((0, 3), "float32", npu_device) as a:
+        with case.plan([a] * len(case.tensor_params)) as plan:
+            assert plan.workspace_size == 0
+            with plan.run() as out:
+                assert out.numpy().shape == (0, 3)
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
@@ -169,18 +164,17 @@ def test_explicit_workspace_and_shape_mismatch(hg, case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
-def test_repeated_small_ops_on_one_stream_stay_correct(hg, case):
+def test_repeated_small_ops_on_one_stream_stay_correct(hg, case, npu_device, npu_stream):
     """Many back-to-back launches on one stream: each result is right, nothing piles up."""
-    with hg.Device(0) as dev, dev.create_stream() as s:
-        ts = case.tensors(hg, dev)
-        with case.call(ts) as first:
-            out = hg.empty(first.shape, first.dtype, dev)
-        for _ in range(300):
-            case.call(ts, out=out, stream=s)
-            s.synchronize()
-        np.testing.assert_array_equal(out.numpy(), case.expected())
-        for t in ts + [out]:
-            t.close()
+    ts = case.tensors(hg, npu_device)
+    with case.call(ts) as first:
+        out = hg.empty(first.shape, first.dtype, npu_device)
+    for _ in range(300):
+        case.call(ts, out=out, stream=npu_stream)
+        npu_stream.synchronize()
+    np.testing.assert_array_equal(out.numpy(), case.expected())
+    for t in ts + [out]:
+        t.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)

@@ -29,6 +29,7 @@ static Py_ssize_t g_made_at = -1, g_data_at = -1;  /* offsets of hgb_call's made
 static PyObject *s_alloc, *s_owns_memory, *s_memory, *s_close;
 static PyObject *g_zero;
 static PyObject *g_never_open;           /* [False]: the _live of a tensor never opened */
+static PyObject *g_track;                /* set_tracker()'s callable while objects are tracked, else NULL */
 
 #define FC_MAX_DIMS 64   /* larger ranks take the Python layer's path (aclCreateTensor refuses them anyway) */
 
@@ -218,6 +219,20 @@ static void *read_pointer(void *base, Py_ssize_t at)
     return p;
 }
 
+/* Hand a tensor just made to the tracker (hg.track_objects: it records where it was made); the
+ * tracker is held across the call, which may run other threads that replace it. */
+static int track_made(PyObject *t)
+{
+    PyObject *track = g_track;
+    Py_INCREF(track);
+    PyObject *r = PyObject_Vectorcall(track, &t, 1, NULL);
+    Py_DECREF(track);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
 PyObject *fc_tensor_make(PyTypeObject *type, PyObject *lay, PyObject *state, int *status)
 {
     *status = 0;
@@ -304,6 +319,10 @@ PyObject *fc_tensor_make(PyTypeObject *type, PyObject *lay, PyObject *state, int
     f->offset = g_zero;
     Py_INCREF(state);
     f->state = state;
+    if (g_track != NULL && track_made(t) < 0) {
+        fc_tensor_discard(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -378,11 +397,33 @@ static PyObject *fc_set_tensor_calls(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* set_tracker(fn or None): fn(tensor) is called with every tensor make() (and OpCall.front)
+ * makes from then on; None stops it.  Off, the only cost is one test of a static pointer. */
+static PyObject *fc_set_tracker(PyObject *module, PyObject *fn)
+{
+    (void)module;
+    if (fn != Py_None && !PyCallable_Check(fn)) {
+        PyErr_Format(PyExc_TypeError, "set_tracker() takes a callable or None, not %s", Py_TYPE(fn)->tp_name);
+        return NULL;
+    }
+    PyObject *old = g_track;
+    if (fn == Py_None) {
+        g_track = NULL;
+    } else {
+        Py_INCREF(fn);
+        g_track = fn;
+    }
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef tensor_module_methods[] = {
     {"make", (PyCFunction)(void (*)(void))fc_make, METH_FASTCALL,
      "make(type, layout, state): a new row-major tensor (or a status, or None: see the C file)."},
     {"set_tensor_calls", fc_set_tensor_calls, METH_VARARGS,
      "set_tensor_calls(tensor_empty, thread_call, forget, close, made_offset, data_offset)"},
+    {"set_tracker", fc_set_tracker, METH_O,
+     "set_tracker(fn or None): fn(tensor) for every tensor made here (object tracking)"},
     {NULL, NULL, 0, NULL},
 };
 
