@@ -52,12 +52,12 @@ def hardshrink(
     stream: Stream | None = None,
     sync: bool = False,
 ) -> Tensor:
-    """hardshrink: 0 where |self| <= lambd, else self
+    """hardshrink: ``0`` where ``|self| <= lambd``, else ``self``
 
-    aclnnHardshrink(self (const aclTensor *), lambd (const aclScalar *), out (aclTensor *, output)). Returns
-    the output Tensor(s), enqueued on ``stream`` (default: the device's default stream) and not waited for
-    unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out are allocated
-    (broadcast shape, promoted dtype).
+    aclnnHardshrink(self (``const aclTensor *``), lambd (``const aclScalar *``), out (``aclTensor *``,
+    output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default stream) and
+    not waited for unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out
+    are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardshrink(
@@ -110,13 +110,13 @@ def hardshrink_backward(
     stream: Stream | None = None,
     sync: bool = False,
 ) -> Tensor:
-    """gradient of hardshrink: gradInput = 0 where |self| <= lambd, else gradOutput (gradOutput and self
-    broadcast)
+    """gradient of hardshrink: ``gradInput = 0`` where ``|self| <= lambd``, else ``gradOutput`` (gradOutput and
+    self broadcast)
 
-    aclnnHardshrinkBackward(grad_output (const aclTensor *), self (const aclTensor *), lambd (const aclScalar
-    *), grad_input (aclTensor *, output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the
-    device's default stream) and not waited for unless ``sync``; called with host arrays only, it waits and
-    returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
+    aclnnHardshrinkBackward(grad_output (``const aclTensor *``), self (``const aclTensor *``), lambd (``const
+    aclScalar *``), grad_input (``aclTensor *``, output)). Returns the output Tensor(s), enqueued on
+    ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called with host
+    arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardshrink_backward(
@@ -183,10 +183,10 @@ def hardsigmoid(
 ) -> Tensor:
     """hardsigmoid: min(max(self / 6 + 1/2, 0), 1)
 
-    aclnnHardsigmoid(self (const aclTensor *), out (aclTensor *, output)). Returns the output Tensor(s),
-    enqueued on ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called
-    with host arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape,
-    promoted dtype).
+    aclnnHardsigmoid(self (``const aclTensor *``), out (``aclTensor *``, output)). Returns the output
+    Tensor(s), enqueued on ``stream`` (default: the device's default stream) and not waited for unless
+    ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out are allocated
+    (broadcast shape, promoted dtype).
     """
 @overload
 def hardsigmoid(
@@ -235,7 +235,7 @@ def inplace_hardsigmoid(
 ) -> Tensor:
     """hardsigmoid in place: self = min(max(self / 6 + 1/2, 0), 1)
 
-    aclnnInplaceHardsigmoid(self (const aclTensor *, in-place)). Returns the output Tensor(s), enqueued on
+    aclnnInplaceHardsigmoid(self (``const aclTensor *``, in-place)). Returns the output Tensor(s), enqueued on
     ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called with host
     arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
@@ -279,10 +279,10 @@ def hardsigmoid_backward(
     """Gradient of hardsigmoid: ``out = grad_output / 6`` where ``0 < self / 6 + 1/2 < 1``, else 0, in the
     promoted dtype (float16 x float32 -> float32, ...) unless ``out`` says otherwise.
 
-    aclnnHardsigmoidBackward(grad_output (const aclTensor *), self (const aclTensor *), out (aclTensor *,
-    output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default stream) and
-    not waited for unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out
-    are allocated (broadcast shape, promoted dtype).
+    aclnnHardsigmoidBackward(grad_output (``const aclTensor *``), self (``const aclTensor *``), out
+    (``aclTensor *``, output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's
+    default stream) and not waited for unless ``sync``; called with host arrays only, it waits and returns
+    numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardsigmoid_backward(
@@ -345,10 +345,10 @@ def hardswish(
 ) -> Tensor:
     """hardswish: self * min(max(self + 3, 0), 6) / 6
 
-    aclnnHardswish(self (const aclTensor *), out (const aclTensor *, output)). Returns the output Tensor(s),
-    enqueued on ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called
-    with host arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape,
-    promoted dtype).
+    aclnnHardswish(self (``const aclTensor *``), out (``const aclTensor *``, output)). Returns the output
+    Tensor(s), enqueued on ``stream`` (default: the device's default stream) and not waited for unless
+    ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out are allocated
+    (broadcast shape, promoted dtype).
     """
 @overload
 def hardswish(
@@ -397,7 +397,7 @@ def inplace_hardswish(
 ) -> Tensor:
     """hardswish in place: self = self * min(max(self + 3, 0), 6) / 6
 
-    aclnnInplaceHardswish(self (const aclTensor *, in-place)). Returns the output Tensor(s), enqueued on
+    aclnnInplaceHardswish(self (``const aclTensor *``, in-place)). Returns the output Tensor(s), enqueued on
     ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called with host
     arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
@@ -441,10 +441,10 @@ def hardswish_backward(
     """gradient of hardswish: gradOutput * d(self), d = 0 for self < -3, self/3 + 1/2 for -3 <= self <= 3, 1 for
     self > 3 (closed middle interval)
 
-    aclnnHardswishBackward(grad_output (const aclTensor *), self (const aclTensor *), out (aclTensor *,
-    output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default stream) and
-    not waited for unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out
-    are allocated (broadcast shape, promoted dtype).
+    aclnnHardswishBackward(grad_output (``const aclTensor *``), self (``const aclTensor *``), out (``aclTensor
+    *``, output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default stream)
+    and not waited for unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left
+    out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardswish_backward(
@@ -509,10 +509,10 @@ def hardswish_backward_v2(
     """gradient of hardswish: gradOutput * d(self), d = 0 for self <= -3, self/3 + 1/2 for -3 < self < 3, 1 for
     self >= 3 (open middle interval)
 
-    aclnnHardswishBackwardV2(grad_output (const aclTensor *), self (const aclTensor *), out (aclTensor *,
-    output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default stream) and
-    not waited for unless ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out
-    are allocated (broadcast shape, promoted dtype).
+    aclnnHardswishBackwardV2(grad_output (``const aclTensor *``), self (``const aclTensor *``), out
+    (``aclTensor *``, output)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's
+    default stream) and not waited for unless ``sync``; called with host arrays only, it waits and returns
+    numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardswish_backward_v2(
@@ -577,10 +577,10 @@ def hardtanh(
 ) -> Tensor:
     """hardtanh: min(max(self, clipValueMin), clipValueMax) in self's dtype
 
-    aclnnHardtanh(self (const aclTensor *), clip_value_min (const aclScalar *), clip_value_max (const
-    aclScalar *), out (aclTensor *, output)). Returns the output Tensor(s), enqueued on ``stream`` (default:
-    the device's default stream) and not waited for unless ``sync``; called with host arrays only, it waits
-    and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
+    aclnnHardtanh(self (``const aclTensor *``), clip_value_min (``const aclScalar *``), clip_value_max
+    (``const aclScalar *``), out (``aclTensor *``, output)). Returns the output Tensor(s), enqueued on
+    ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called with host
+    arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def hardtanh(
@@ -638,10 +638,10 @@ def inplace_hardtanh(
 ) -> Tensor:
     """hardtanh in place on selfRef
 
-    aclnnInplaceHardtanh(self_ref (aclTensor *, in-place), clip_value_min (const aclScalar *), clip_value_max
-    (const aclScalar *)). Returns the output Tensor(s), enqueued on ``stream`` (default: the device's default
-    stream) and not waited for unless ``sync``; called with host arrays only, it waits and returns numpy.
-    Outputs left out are allocated (broadcast shape, promoted dtype).
+    aclnnInplaceHardtanh(self_ref (``aclTensor *``, in-place), clip_value_min (``const aclScalar *``),
+    clip_value_max (``const aclScalar *``)). Returns the output Tensor(s), enqueued on ``stream`` (default:
+    the device's default stream) and not waited for unless ``sync``; called with host arrays only, it waits
+    and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
     """
 @overload
 def inplace_hardtanh(
@@ -689,10 +689,11 @@ def hardtanh_backward(
 ) -> Tensor:
     """Gradient of hardtanh: ``out = grad_output`` where ``min_val < self < max_val`` (or self is NaN), else 0.
 
-    aclnnHardtanhBackward(grad_output (const aclTensor *), self (const aclTensor *), min_val (const aclScalar
-    *), max_val (const aclScalar *), out (aclTensor *, output)). Returns the output Tensor(s), enqueued on
-    ``stream`` (default: the device's default stream) and not waited for unless ``sync``; called with host
-    arrays only, it waits and returns numpy. Outputs left out are allocated (broadcast shape, promoted dtype).
+    aclnnHardtanhBackward(grad_output (``const aclTensor *``), self (``const aclTensor *``), min_val (``const
+    aclScalar *``), max_val (``const aclScalar *``), out (``aclTensor *``, output)). Returns the output
+    Tensor(s), enqueued on ``stream`` (default: the device's default stream) and not waited for unless
+    ``sync``; called with host arrays only, it waits and returns numpy. Outputs left out are allocated
+    (broadcast shape, promoted dtype).
     """
 @overload
 def hardtanh_backward(
