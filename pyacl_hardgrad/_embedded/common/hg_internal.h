@@ -35,8 +35,36 @@
 /* ------------------------------------------------------------------ libascendcl */
 
 /* Set the calling thread's aclGetRecentErrMsg() text to "<func>: <message>".
- * Every failing public call sets it before returning its code. */
-HG_INTERNAL void hg_set_error(const char *func, const char *fmt, ...) HG_PRINTF(2, 3);
+ * Every failing public call sets it before returning its code; the same text goes to the
+ * log at ERROR (module OP for aclnn* functions, ASCENDCL for the others), so the caller's
+ * file and line are passed along. */
+HG_INTERNAL void hg_set_error_at(const char *file, int line, const char *func, const char *fmt, ...)
+    HG_PRINTF(4, 5);
+#define hg_set_error(func, ...) hg_set_error_at(__FILE__, __LINE__, (func), __VA_ARGS__)
+
+/* The log (runtime/log.c): CANN's application log, read from the environment at aclInit
+ * (and on first use before it).  ASCEND_GLOBAL_LOG_LEVEL (0 debug, 1 info, 2 warning, 3 error:
+ * the default, 4 off) or per module ASCEND_MODULE_LOG_LEVEL; ASCEND_SLOG_PRINT_TO_STDOUT=1
+ * prints to stdout, else the lines go to plog files (ASCEND_PROCESS_LOG_PATH, ...).
+ * HG_LOG costs one relaxed load and a compare when the level is off: nothing is formatted. */
+enum { HG_LOG_ASCENDCL = 0, HG_LOG_OP = 1, HG_LOG_APP = 2, HG_LOG_NMODULES = 3 };
+enum { HG_LOG_DEBUG = 0, HG_LOG_INFO = 1, HG_LOG_WARNING = 2, HG_LOG_ERROR = 3, HG_LOG_NULL = 4 };
+/* Lowest level written, per module (0 until the settings are read: every line then takes the
+ * slow path, which reads them first). */
+HG_INTERNAL extern int hg_log_min[HG_LOG_NMODULES];
+#define HG_LOG_ENABLED(module, level) ((level) >= __atomic_load_n(&hg_log_min[(module)], __ATOMIC_RELAXED))
+/* One line "[LEVEL] MODULE(pid,pname):time [file:line]tid func: message", written whole. */
+HG_INTERNAL void hg_log_write(int module, int level, const char *file, int line, const char *func,
+                              const char *fmt, ...) HG_PRINTF(6, 7);
+#define HG_LOG(module, level, func, ...)                                                        \
+    do {                                                                                         \
+        if (HG_LOG_ENABLED((module), (level)))                                                   \
+            hg_log_write((module), (level), __FILE__, __LINE__, (func), __VA_ARGS__);           \
+    } while (0)
+/* Re-read the settings (aclInit); returns nothing, bad values fall back as CANN's do. */
+HG_INTERNAL void hg_log_configure(void);
+/* The settings in use, for aclInit's INFO line: "level ERROR, to <dir>" and the like. */
+HG_INTERNAL void hg_log_describe(char *buf, size_t n);
 
 /* Live-object bookkeeping behind hgGetLiveCounts(). */
 typedef enum hg_count_kind {

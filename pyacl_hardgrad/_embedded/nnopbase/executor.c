@@ -101,6 +101,8 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
         return NULL;
     }
     hg_count_add(HG_COUNT_EXECUTOR, +1);
+    HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 1 done: executor %p, workspace %" PRIu64 " bytes", (void *)ex,
+           workspace_size);
     return ex;
 }
 
@@ -282,6 +284,8 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
         rec->workspace = workspace;
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
+        HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 2: executor %p launched on stream %p (workspace %p): %d",
+               (void *)executor, stream, workspace, (int)rc);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */

@@ -211,6 +211,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         return NULL;
     }
     hg_count_add(HG_COUNT_TENSOR, +1);
+    HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, kCreate, "tensor %p: %" PRIu64 "-d %s over %p", (void *)t, viewDimsNum,
+           hg_dtype_name(dataType), tensorData);
     return t;
 }
 
@@ -227,6 +229,7 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor)
         return ACLNN_ERR_PARAM_INVALID;
     }
     struct aclTensor *t = (struct aclTensor *)tensor;
+    HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, "aclDestroyTensor", "tensor %p destroyed", (const void *)tensor);
     t->magic = 0;
     free(t);
     hg_count_add(HG_COUNT_TENSOR, -1);

@@ -179,34 +179,21 @@ ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffe
 
 /* ------------------------------------------------------------------ application log */
 
-/* Lines at or above ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, default 3) go to stderr,
- * or to stdout when ASCEND_SLOG_PRINT_TO_STDOUT=1, as CANN's log does when it prints. */
+/* The application's own lines, module APP, in the log's layout and places (runtime/log.c):
+ * [file:line] and the function are the caller's. */
 ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                                    const char *fmt, ...)
 {
-    static const char *const names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
-    int threshold = 3;
-    const char *s = getenv("ASCEND_GLOBAL_LOG_LEVEL");
-    if (s && *s >= '0' && *s <= '4' && s[1] == '\0')
-        threshold = *s - '0';
-    if ((int)logLevel < threshold || (int)logLevel < 0 || (int)logLevel > 3 || !fmt)
+    if ((int)logLevel < HG_LOG_DEBUG || (int)logLevel > HG_LOG_ERROR || !fmt)
         return;
-    const char *out = getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
-    FILE *f = out && strcmp(out, "1") == 0 ? stdout : stderr;
+    if (!HG_LOG_ENABLED(HG_LOG_APP, (int)logLevel))
+        return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    localtime_r(&ts.tv_sec, &tm);
-    const char *base = file ? strrchr(file, '/') : NULL;
-    fprintf(f, "[%s] APP(%ld):%04d-%02d-%02d-%02d:%02d:%02d.%03ld [%s:%u]%s: %s\n", names[logLevel], (long)getpid(),
-            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
-            base ? base + 1 : (file ? file : "?"), line, func ? func : "", msg);
-    fflush(f);
+    hg_log_write(HG_LOG_APP, (int)logLevel, file ? file : "?", (int)line, func && *func ? func : NULL, "%s", msg);
 }
 
 /* ------------------------------------------------------------------ SoC name */

@@ -88,6 +88,8 @@ aclError hg_device_retain_locked(int dev, const char *func)
         c->device = dev;
         c->primary = true;
         d->primary_ctx = h;
+        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, func, "device %d opened (default context 0x%llx)", dev,
+               (unsigned long long)h);
     }
     d->refcount++;
     return ACL_SUCCESS;
@@ -96,6 +98,7 @@ aclError hg_device_retain_locked(int dev, const char *func)
 static void close_device_locked(int dev, hg_stream **dead)
 {
     hg_device *d = &hg_rt.dev[dev];
+    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, NULL, "device %d closed (its default stream and context released)", dev);
     d->refcount = 0;
     d->gen++;
     d->peer_mask = 0;
@@ -332,6 +335,8 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
         hg_rt_count_add(HG_RTC_CONTEXTS, 1);
         hg_tls_bind_locked(deviceId, h);
         *context = (aclrtContext)h;
+        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclrtCreateContext", "context 0x%llx created on device %d",
+               (unsigned long long)h, (int)deviceId);
     }
     pthread_mutex_unlock(&hg_rt.mu);
     return hg_rt_ret(rc);
@@ -363,6 +368,8 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
         hg_table_remove(&hg_rt.contexts, (uintptr_t)context);
         if (hg_tls_ctx() == (uintptr_t)context)
             hg_tls_unbind();
+        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclrtDestroyContext", "context %p of device %d destroyed", context,
+               c->device);
         hg_device_release_locked(c->device, &dead);
         hg_rt_count_add(HG_RTC_CONTEXTS, -1);
         free(c);

@@ -14,7 +14,7 @@ static _Thread_local char tls_msg[HG_ERRMSG_CAP];   /* unread messages, newest f
 static _Thread_local size_t tls_len;                 /* 0: nothing unread */
 static _Thread_local char tls_read[HG_ERRMSG_CAP];  /* what the last read returned */
 
-void hg_set_error(const char *func, const char *fmt, ...)
+void hg_set_error_at(const char *file, int at, const char *func, const char *fmt, ...)
 {
     char line[HG_ERRMSG_CAP];
     int n = snprintf(line, sizeof line, "%s: ", func ? func : "acl");
@@ -42,6 +42,10 @@ void hg_set_error(const char *func, const char *fmt, ...)
     memcpy(tls_msg, line, len);
     tls_len = len + keep;
     tls_msg[tls_len] = '\0';
+    /* every failure is logged at ERROR with the text aclGetRecentErrMsg gives */
+    int module = func && strncmp(func, "aclnn", 5) == 0 ? HG_LOG_OP : HG_LOG_ASCENDCL;
+    if (HG_LOG_ENABLED(module, HG_LOG_ERROR))
+        hg_log_write(module, HG_LOG_ERROR, file, at, NULL, "%s", line);
 }
 
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void)

@@ -156,6 +156,8 @@ static aclError create_event(const char *func, aclrtEvent *event, uint32_t flags
             ev->ex = ex;
             hg_rt_count_add(HG_RTC_EVENTS, 1);
             *event = (aclrtEvent)h;
+            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, func, "event 0x%llx created on device %d (flags 0x%x)",
+                   (unsigned long long)h, dev, (unsigned)flags);
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
@@ -217,6 +219,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
             rc = ACL_ERROR_RT_INVALID_HANDLE;
         } else {
             hg_rt_count_add(HG_RTC_EVENTS, -1);
+            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, "aclrtDestroyEvent", "event %p destroyed", event);
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);

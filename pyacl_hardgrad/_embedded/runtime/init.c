@@ -179,9 +179,31 @@ static aclError check_config(const char *path)
     return ACL_SUCCESS;
 }
 
+/* aclInit's INFO line: every setting read, the log's own included. */
+static void log_settings(const char *configPath)
+{
+    if (!HG_LOG_ENABLED(HG_LOG_ASCENDCL, HG_LOG_INFO))
+        return;
+    char logs[512];
+    hg_log_describe(logs, sizeof logs);
+    uint64_t inline_below = atomic_load_explicit(&hg_rt.inline_below, memory_order_relaxed);
+    char inl[64];
+    if (inline_below)
+        snprintf(inl, sizeof inl, "on (up to %llu elements)", (unsigned long long)(inline_below - 1u));
+    else
+        snprintf(inl, sizeof inl, "off");
+    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclInit",
+           "embedded runtime initialised: configPath %s, %d device(s) of %llu bytes, SoC %s, spin %llu us, "
+           "inline launches %s; %s",
+           configPath && *configPath ? configPath : "(none)", hg_rt.device_count,
+           (unsigned long long)hg_rt.mem_capacity, hg_soc_name(),
+           (unsigned long long)(atomic_load_explicit(&hg_rt.spin_ns, memory_order_relaxed) / 1000u), inl, logs);
+}
+
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
 {
     pthread_mutex_lock(&hg_rt.life_mu);
+    hg_log_configure(); /* the log's settings are read here, as CANN reads its own at start */
     pthread_mutex_lock(&hg_rt.mu);
     aclError rc = ACL_SUCCESS;
     if (hg_rt.state == 1) {
@@ -197,6 +219,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
         hg_rt.state = 1;
         hg_rt.epoch++;
         atomic_store(&hg_rt_live, 1);
+        log_settings(configPath);
     }
     pthread_mutex_unlock(&hg_rt.mu);
     pthread_mutex_unlock(&hg_rt.life_mu);
@@ -271,6 +294,9 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
         hg_event_release(evs[i]);
     free(evs);
     hg_mem_release_all();
+    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclFinalize",
+           "embedded runtime finalized: every device reset, %zu event(s) and the remaining streams released",
+           nevents);
     pthread_mutex_unlock(&hg_rt.life_mu);
     return ACL_SUCCESS;
 }

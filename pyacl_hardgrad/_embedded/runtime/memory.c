@@ -290,6 +290,7 @@ static aclError device_malloc(const char *func, void **devPtr, size_t size, aclr
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, 1);
     hg_rt_count_add(HG_RTC_DEV_BYTES, (int64_t)size);
     *devPtr = p;
+    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, func, "%zu bytes at %p on device %d", size, p, dev);
     return ACL_SUCCESS;
 }
 
@@ -333,6 +334,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
         hg_set_error("aclrtFree", "devPtr (%p) was not returned by aclrtMalloc, or was already freed", devPtr);
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
+    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, "aclrtFree", "%zu bytes at %p", size, devPtr);
     free(devPtr);
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, -1);
     hg_rt_count_add(HG_RTC_DEV_BYTES, -(int64_t)size);

@@ -711,6 +711,8 @@ static aclError create_stream(const char *func, aclrtStream *stream, uint32_t pr
             }
             hg_rt_count_add(HG_RTC_STREAMS, 1);
             *stream = (aclrtStream)h;
+            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, func, "stream 0x%llx created on device %d (priority %u, flags 0x%x)",
+                   (unsigned long long)h, s->device, (unsigned)priority, (unsigned)flags);
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
@@ -861,6 +863,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
         rc = ACL_ERROR_RT_INVALID_HANDLE;
     } else {
         hg_rt_count_add(HG_RTC_STREAMS, -1);
+        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclrtDestroyStream", "stream %p destroyed", stream);
     }
     pthread_mutex_unlock(&hg_rt.mu);
     hg_stream_release(held);
@@ -960,6 +963,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream)
         } else {
             hg_table_remove(&hg_rt.streams, (uintptr_t)stream);
             hg_rt_count_add(HG_RTC_STREAMS, -1);
+            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, func, "stream %p destroyed (queued work abandoned)", stream);
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
