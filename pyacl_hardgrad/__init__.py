@@ -10,10 +10,15 @@ Only ``get_include``, ``get_library_dir``, ``get_cann_path`` and ``__version__``
 the C libraries; any other attribute loads them on first use (so ``python -m
 pyacl_hardgrad --includes`` works even where no backend can be loaded).
 """
+import logging
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ._paths import get_cann_path, get_include, get_library_dir
+
+# The package logs through ``logging.getLogger("pyacl_hardgrad")`` (the call trace through its
+# child "pyacl_hardgrad.calls"); as a library it only adds a NullHandler.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 
@@ -40,6 +45,7 @@ _LAZY = {
     "memory_stats": "_allocator", "empty_cache": "_allocator", "reset_peak_memory_stats": "_allocator",
     "allocator_settings": "_allocator",
     "smi": "_cli_smi", "format_smi": "_cli_smi",
+    "trace_calls": "_trace", "calls_traced": "_trace",
 }
 
 __all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]

@@ -8,6 +8,7 @@ searched and why each failed; nothing falls back silently.
 """
 from __future__ import annotations
 
+import logging
 import os
 import platform
 import warnings
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from ._cffi_acl import _BindingFFI
 
 ENV_VAR = "PYACL_HARDGRAD_BACKEND"
+_log = logging.getLogger("pyacl_hardgrad")
 DEFAULT_CANN_ROOT = "/usr/local/Ascend/ascend-toolkit/latest"
 
 # Each role may be served by one of several file names (newest CANN releases split them).
@@ -134,12 +136,32 @@ def _bind(ffi: _BindingFFI, lib: Any, name: str, paths: list[Path], root: str | 
 
 
 def load(ffi: _BindingFFI, lib: Any) -> BackendInfo:
-    """Pick the backend per PYACL_HARDGRAD_BACKEND and bind the compiled module to it."""
+    """Pick the backend per PYACL_HARDGRAD_BACKEND and bind the compiled module to it (the choice and
+    why: INFO records of the ``pyacl_hardgrad`` logger; every place searched: DEBUG)."""
+    info = _load(ffi, lib)
+    _log.info("backend %s: %s (%s=%s), libraries %s%s", info.name,
+              f"CANN at {info.root}" if info.name == "cann" else "the embedded runtime",
+              ENV_VAR, os.environ.get(ENV_VAR, "auto") or "auto", ", ".join(info.library_files),
+              f"; {len(info.missing_functions)} function(s) missing from them" if info.missing_functions else "")
+    return info
+
+
+def _log_search(report: list[str], found: tuple[str, list[Path]] | None) -> None:
+    for line in report:
+        _log.debug("CANN search: %s", line)
+    if found is not None:
+        _log.debug("CANN search: found at %s: %s", found[0], ", ".join(str(p) for p in found[1]))
+    elif report:
+        _log.info("no CANN install found (%d place(s) searched; DEBUG records list them)", len(report))
+
+
+def _load(ffi: _BindingFFI, lib: Any) -> BackendInfo:
     choice = os.environ.get(ENV_VAR, "auto").strip().lower() or "auto"
     if choice not in ("auto", "cann", "sim"):
         raise BackendError(f"{ENV_VAR}={choice!r} is not one of 'auto', 'cann', 'sim'")
     if choice in ("auto", "cann"):
         found, report = find_cann()
+        _log_search(report, found)
         if found is not None:
             root, paths = found
             try:

@@ -25,3 +25,9 @@ def bound_files() -> dict[str, str | None]:
         f = lib.hgb_function_file(i)
         out[name] = ffi.string(f).decode() if f != ffi.NULL else None
     return out
+
+
+# PYACL_HARDGRAD_TRACE_CALLS: the call trace from the start (see _trace.py)
+from . import _trace  # noqa: E402
+
+_trace.from_environment()

@@ -19,6 +19,7 @@ Release failures are warnings (:class:`CleanupWarning`), never exceptions.
 from __future__ import annotations
 
 import itertools
+import logging
 import warnings
 import weakref
 from types import TracebackType
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
 _NULL = ffi.NULL
 _forget = lib.hgb_obj_forget
 _KIND_PY = lib.HGB_KIND_PY
+# resources made and closed: DEBUG records (the check is the logger's own cached one)
+_log = logging.getLogger("pyacl_hardgrad")
+_DEBUG = logging.DEBUG
 
 
 _waiting: dict[int, _Res] = {}           # key -> _Res whose release the handle layer will call back for
@@ -55,8 +59,8 @@ def hgb_py_release(key: int) -> None:
 def hgb_py_cleanup_failed(function: CData, status: int) -> None:
     try:
         warn_status(status, ffi.string(function).decode(), stacklevel=2)
-    except Exception:           # a warning turned into an error must not escape into C
-        pass
+    except Exception as exc:    # a warning turned into an error must not escape into C: logged instead
+        _log.warning("cleanup failed and could not be reported as a CleanupWarning: %s", exc)
 
 
 class _Res:
@@ -112,6 +116,8 @@ def keep_objects(*objs: object) -> _Res:
 def _drop(live: list[bool], res: _Res) -> None:
     """A Python-released handle's finalizer: mark it closed, then let go of its reference."""
     live[0] = False
+    if _log.isEnabledFor(_DEBUG):
+        _log.debug("%s closed", res.name)
     res.release()
 
 
@@ -133,6 +139,8 @@ class Handle:
         self._finalizer = weakref.finalize(self, callback, live, res, *extra)
         if _track is not None:
             _track(self)
+        if _log.isEnabledFor(_DEBUG):
+            _log.debug("%s opened (%s)", type(self).__name__, res.name)
 
     def close(self) -> None:
         """Release this handle's reference; safe to call any number of times."""
@@ -179,10 +187,14 @@ class CHandle(Handle):
             self._a = int(ffi.cast("uintptr_t", o))
         if _track is not None:
             _track(self)
+        if _log.isEnabledFor(_DEBUG):
+            _log.debug("%s created (handle-layer object 0x%x)", type(self).__name__, int(ffi.cast("uintptr_t", o)))
 
     def close(self) -> None:
         o = self.__dict__.get("_o")
         if o is not None:
+            if self._live[0] and _log.isEnabledFor(_DEBUG):
+                _log.debug("%s closed (handle-layer object 0x%x)", type(self).__name__, int(ffi.cast("uintptr_t", o)))
             self._live[0] = False
             lib.hgb_obj_close(o)
         else:                        # a handle over a Python-released _Res (e.g. a Context)

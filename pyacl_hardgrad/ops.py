@@ -1128,7 +1128,7 @@ def _op_call(spec: OpSpec) -> _fastcall.OpCall:
     with a tensor input, its front: the one-call's common case done in C (see _make_function)."""
     address = int(ffi.cast("uintptr_t", ffi.addressof(lib, f"hgb_callv_{spec.name}")))
     op = _fastcall.OpCall(address, "".join(_arg_code(p) for p in spec.params),
-                          tuple(p.name for p in spec.params), spec.function_name)
+                          tuple(p.name for p in spec.params), spec.function_name, cname=f"hgb_callv_{spec.name}")
     anchor = next((i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out"), None)
     if anchor is not None:
         roles = "".join(_ROLES[p.role] if p.kind in _TENSOR_KINDS else "s" if p.kind == "scalar" else "v"

@@ -25,6 +25,60 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+
+/* --- the call trace (fastcall.h) --------------------------------------------------------- */
+
+PyObject *fc_tracer;
+
+unsigned long long fc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+void fc_trace_report(const char *name, const char *codes, PyObject *args, PyObject *result, unsigned long long ns)
+{
+    PyObject *tracer = fc_tracer;
+    if (args == NULL || result == NULL || tracer == NULL) {
+        if (args == NULL || result == NULL)
+            PyErr_Clear();    /* out of memory building the record: the call itself went through */
+        Py_XDECREF(args);
+        Py_XDECREF(result);
+        return;
+    }
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    Py_INCREF(tracer);
+    PyObject *r = PyObject_CallFunction(tracer, "ssOOK", name, codes, args, result, ns);
+    if (r == NULL)
+        PyErr_WriteUnraisable(tracer);
+    Py_XDECREF(r);
+    Py_DECREF(tracer);
+    Py_DECREF(args);
+    Py_DECREF(result);
+    PyErr_Restore(et, ev, tb);
+}
+
+/* set_tracer(callable or None): the tracer every call of this module reports to (None: off). */
+static PyObject *fc_set_tracer(PyObject *module, PyObject *tracer)
+{
+    (void)module;
+    if (tracer != Py_None && !PyCallable_Check(tracer)) {
+        PyErr_Format(PyExc_TypeError, "set_tracer() takes a callable or None, not %s", Py_TYPE(tracer)->tp_name);
+        return NULL;
+    }
+    PyObject *old = fc_tracer;
+    if (tracer == Py_None) {
+        fc_tracer = NULL;
+    } else {
+        Py_INCREF(tracer);
+        fc_tracer = tracer;
+    }
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
 
 typedef int (*plan_run_fn)(void *plan, void *stream, int flags);
 
@@ -247,9 +301,18 @@ static PyObject *runner_run(PlanRunner *self, PyObject *const *args, size_t narg
     int st;
     void *plan = self->plan;
     int flags = wait ? g_wait_flag : 0;
-    Py_BEGIN_ALLOW_THREADS
-    st = g_plan_run(plan, sp, flags);
-    Py_END_ALLOW_THREADS
+    if (fc_tracer != NULL) {
+        unsigned long long t0 = fc_now_ns();
+        Py_BEGIN_ALLOW_THREADS
+        st = g_plan_run(plan, sp, flags);
+        Py_END_ALLOW_THREADS
+        fc_trace_report("hgb_plan_run", "ppi", Py_BuildValue("(NNi)", PyLong_FromVoidPtr(plan),
+                        PyLong_FromVoidPtr(sp), flags), PyLong_FromLong(st), fc_now_ns() - t0);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = g_plan_run(plan, sp, flags);
+        Py_END_ALLOW_THREADS
+    }
     if (st != 0) {
         PyObject *fargs[4] = {(PyObject *)self, NULL, s, Py_None};
         PyObject *code = PyLong_FromLong(st);
@@ -340,6 +403,7 @@ typedef struct {
     char codes[FC_MAX_ARGS + 1];
     PyObject *names;     /* the parameters' names, for messages */
     PyObject *op;        /* the operator's name */
+    char cname[128];     /* the C function's name, for the call trace */
     /* front(): set by set_front() */
     char roles[FC_MAX_ARGS + 1];
     Py_ssize_t anchor;   /* the tensor input whose device's default stream a call without one uses */
@@ -361,12 +425,12 @@ typedef struct {
 
 static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"address", "codes", "names", "op", NULL};
+    static char *kwlist[] = {"address", "codes", "names", "op", "cname", NULL};
     PyObject *addr, *names, *op;
-    const char *codes;
+    const char *codes, *cname = NULL;
     Py_ssize_t n;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os#O!U:OpCall", kwlist, &addr, &codes, &n,
-                                     &PyTuple_Type, &names, &op))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os#O!U|z:OpCall", kwlist, &addr, &codes, &n,
+                                     &PyTuple_Type, &names, &op, &cname))
         return -1;
     if (self->fn != NULL) {        /* a call in another thread may be using its names and codes */
         PyErr_SetString(PyExc_TypeError, "OpCall is initialised once");
@@ -387,6 +451,11 @@ static int opcall_init(OpCall *self, PyObject *args, PyObject *kwds)
     if (p == NULL)
         return -1;
     self->fn = (callv_fn)(uintptr_t)p;
+    if (cname != NULL)
+        snprintf(self->cname, sizeof self->cname, "%s", cname);
+    else
+        snprintf(self->cname, sizeof self->cname, "hgb_callv (%s)", PyUnicode_AsUTF8(op) ? PyUnicode_AsUTF8(op) : "?");
+    PyErr_Clear();
     self->n = n;
     memcpy(self->codes, codes, (size_t)n);
     self->codes[n] = '\0';
@@ -409,6 +478,59 @@ static void opcall_dealloc(OpCall *self)
     for (Py_ssize_t i = 0; i < 2 * FC_MAX_ARGS; i++)
         Py_CLEAR(self->memo[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The call trace's record of one call: stream, flags and each argument by its code. */
+static void trace_callv(OpCall *self, void *stream, int flags, const fc_arg *v, int st, unsigned long long ns)
+{
+    char codes[FC_MAX_ARGS + 3];
+    PyObject *args = PyTuple_New(self->n + 2);
+    if (args == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    codes[0] = 'p';
+    codes[1] = 'i';
+    PyTuple_SET_ITEM(args, 0, PyLong_FromVoidPtr(stream));
+    PyTuple_SET_ITEM(args, 1, PyLong_FromLong(flags));
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *x;
+        char c = self->codes[i];
+        switch (c) {
+        case 'P': x = PyLong_FromVoidPtr(v[i].o); codes[i + 2] = 'p'; break;
+        case 'd': x = PyFloat_FromDouble(v[i].d); codes[i + 2] = 'd'; break;
+        case '?': x = PyBool_FromLong((long)v[i].i); codes[i + 2] = '?'; break;
+        case 'Q': x = PyLong_FromUnsignedLongLong(v[i].u); codes[i + 2] = 'i'; break;
+        default: x = PyLong_FromLongLong(v[i].i); codes[i + 2] = 'i'; break;
+        }
+        PyTuple_SET_ITEM(args, i + 2, x);
+        if (x == NULL) {
+            Py_DECREF(args);
+            PyErr_Clear();
+            return;
+        }
+    }
+    codes[self->n + 2] = '\0';
+    fc_trace_report(self->cname, codes, args, PyLong_FromLong(st), ns);
+}
+
+/* The operator's fused call through its pointer, the GIL released (and traced when on). */
+static int opcall_invoke(OpCall *self, void *stream, int flags, const fc_arg *v)
+{
+    int st;
+    callv_fn fn = self->fn;
+    if (fc_tracer != NULL) {
+        unsigned long long t0 = fc_now_ns();
+        Py_BEGIN_ALLOW_THREADS
+        st = fn(stream, flags, v);
+        Py_END_ALLOW_THREADS
+        trace_callv(self, stream, flags, v, st, fc_now_ns() - t0);
+        return st;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = fn(stream, flags, v);
+    Py_END_ALLOW_THREADS
+    return st;
 }
 
 /* An integer argument in [lo, hi]; -1 with OverflowError naming the parameter otherwise. */
@@ -493,12 +615,7 @@ static PyObject *opcall_vectorcall(PyObject *callable, PyObject *const *args, si
         if (convert_arg(self, i, args[i + 2], &v[i]) < 0)
             return NULL;
     }
-    int st;
-    callv_fn fn = self->fn;
-    Py_BEGIN_ALLOW_THREADS
-    st = fn(stream, (int)flags, v);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromLong(st);
+    return PyLong_FromLong(opcall_invoke(self, stream, (int)flags, v));
 }
 
 /* set_front(roles, anchor, results, tensor_type, scalar_type, float_cache, failed, no,
@@ -778,12 +895,7 @@ static PyObject *opcall_front(OpCall *self, PyObject *const *args, Py_ssize_t na
         if ((v[i].o = handle_of(self, objs[i])) == NULL)
             goto done;
     }
-    int st;
-    callv_fn fn = self->fn;
-    int flags = wait ? g_wait_flag : 0;
-    Py_BEGIN_ALLOW_THREADS
-    st = fn(sp, flags, v);
-    Py_END_ALLOW_THREADS
+    int st = opcall_invoke(self, sp, wait ? g_wait_flag : 0, v);
     if (st == 0) {
         r = front_result(self, args, objs, made);
         for (i = 0; i < n; i++)
@@ -918,6 +1030,9 @@ static PyTypeObject OpCallType = {
 static PyMethodDef fc_methods[] = {
     {"setup", fc_setup, METH_VARARGS,
      "setup(stream_type, plan_run_address, wait_flag): the Stream class and hgb_plan_run."},
+    {"set_tracer", fc_set_tracer, METH_O,
+     "set_tracer(tracer or None): report every call into the binding to tracer(name, codes, args, "
+     "result, duration_ns) (None: the trace is off)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,6 +41,17 @@ void fc_tensor_discard(PyObject *t);
 /* An int argument as a non-NULL address; NULL with an exception (ValueError naming `what` for 0). */
 void *fc_address(PyObject *v, const char *what);
 
+/* The call trace (pyacl_hardgrad._trace): the tracer set by set_tracer(), NULL while the trace is
+ * off.  Each call this module makes into the binding checks it once (a load and a branch) and,
+ * when set, times the call and reports it: tracer(name, codes, args, result, duration_ns), where
+ * codes has one letter per argument ('p' an address, 'i' an integer, 'd' a float, '?' a bool) and
+ * result is the returned status (None for a function returning nothing). */
+extern PyObject *fc_tracer;
+unsigned long long fc_now_ns(void);
+/* Report one call (args: a new tuple, stolen; NULL reports nothing).  Keeps a pending exception;
+ * an error of the tracer itself is reported as unraisable. */
+void fc_trace_report(const char *name, const char *codes, PyObject *args, PyObject *result, unsigned long long ns);
+
 /* Set up by the module's init: 0, or -1 with an exception. */
 int fc_tensor_init_module(PyObject *module);
 

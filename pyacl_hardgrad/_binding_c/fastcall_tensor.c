@@ -33,11 +33,33 @@ static PyObject *g_track;                /* set_tracker()'s callable while objec
 
 #define FC_MAX_DIMS 64   /* larger ranks take the Python layer's path (aclCreateTensor refuses them anyway) */
 
+/* One void call obj_fn(obj), the GIL released; reported to the call trace when it is on. */
+static void obj_call(obj_fn fn, const char *name, void *obj)
+{
+    unsigned long long t0 = fc_tracer != NULL ? fc_now_ns() : 0;
+    Py_BEGIN_ALLOW_THREADS
+    fn(obj);
+    Py_END_ALLOW_THREADS
+    if (t0 != 0 && fc_tracer != NULL) {
+        Py_INCREF(Py_None);
+        fc_trace_report(name, "p", Py_BuildValue("(N)", PyLong_FromVoidPtr(obj)), Py_None, fc_now_ns() - t0);
+    }
+}
+
 static void let_go(void *obj)
 {
-    Py_BEGIN_ALLOW_THREADS
-    g_forget(obj);
-    Py_END_ALLOW_THREADS
+    obj_call(g_forget, "hgb_obj_forget", obj);
+}
+
+/* hgb_thread_call(): the calling thread's call record (traced when the trace is on). */
+static void *thread_call(void)
+{
+    if (fc_tracer == NULL)
+        return g_thread_call();
+    unsigned long long t0 = fc_now_ns();
+    void *call = g_thread_call();
+    fc_trace_report("hgb_thread_call", "", PyTuple_New(0), PyLong_FromVoidPtr(call), fc_now_ns() - t0);
+    return call;
 }
 
 static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
@@ -123,11 +145,8 @@ static PyObject *tensor_close(PyObject *self, PyObject *unused)
         Py_DECREF(old);
     }
     void *obj = FC_TENSOR_OBJ(self);
-    if (obj != NULL && g_close != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        g_close(obj);
-        Py_END_ALLOW_THREADS
-    }
+    if (obj != NULL && g_close != NULL)
+        obj_call(g_close, "hgb_obj_close", obj);
     PyObject *owns = PyObject_GetAttr(self, s_owns_memory);
     if (owns == NULL)
         return NULL;
@@ -283,11 +302,24 @@ PyObject *fc_tensor_make(PyTypeObject *type, PyObject *lay, PyObject *state, int
         PyErr_SetString(PyExc_ValueError, "a layout's aclDataType or itemsize is out of range");
         return NULL;
     }
-    void *call = g_thread_call();
+    void *call = thread_call();
     int st;
-    Py_BEGIN_ALLOW_THREADS
-    st = g_tensor_empty(call, device, context, (int)ndim, ndim ? dims : NULL, (int)dtype, (int)itemsize);
-    Py_END_ALLOW_THREADS
+    if (fc_tracer != NULL) {
+        unsigned long long t0 = fc_now_ns();
+        Py_BEGIN_ALLOW_THREADS
+        st = g_tensor_empty(call, device, context, (int)ndim, ndim ? dims : NULL, (int)dtype, (int)itemsize);
+        Py_END_ALLOW_THREADS
+        PyObject *shape_arg = ndim ? shape : Py_None;    /* the dims, as the Python layer's int64_t[] */
+        Py_INCREF(shape_arg);
+        fc_trace_report("hgb_tensor_empty", "pppiOii",
+                        Py_BuildValue("(NNNiNii)", PyLong_FromVoidPtr(call), PyLong_FromVoidPtr(device),
+                                      PyLong_FromVoidPtr(context), (int)ndim, shape_arg, (int)dtype, (int)itemsize),
+                        PyLong_FromLong(st), fc_now_ns() - t0);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = g_tensor_empty(call, device, context, (int)ndim, ndim ? dims : NULL, (int)dtype, (int)itemsize);
+        Py_END_ALLOW_THREADS
+    }
     if (st != 0) {
         *status = st;
         return NULL;
@@ -340,11 +372,8 @@ PyObject *fc_tensor_field(PyObject *t, PyObject *const *field, const char *name)
 void fc_tensor_discard(PyObject *t)
 {
     void *obj = FC_TENSOR_OBJ(t);
-    if (obj != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        g_close(obj);
-        Py_END_ALLOW_THREADS
-    }
+    if (obj != NULL)
+        obj_call(g_close, "hgb_obj_close", obj);
     Py_DECREF(t);
 }
 

@@ -21,7 +21,7 @@ from .._binding import ffi as _ffi, lib as _lib
 from . import mdl, media, rt, util  # noqa: F401  (pyACL's submodules)
 from ._args import parse as _parse
 from ._core import (ACL_ERROR_API_NOT_SUPPORT as _NOT_SUPPORT, action as _action, c_function as _c_function,
-                    int_argument as _int_argument, not_supported as _not_supported, query as _query,
+                    c_type as _c_type, int_argument as _int_argument, not_supported as _not_supported, query as _query,
                     string_or_none as _string_or_none)
 
 _M = "acl"
@@ -133,7 +133,7 @@ def get_cann_attribute_list(*args: _Any) -> tuple[list[int], int, int]:
     """acl.get_cann_attribute_list() -> (list of attribute ids, count, ret)  (aclGetCannAttributeList)"""
     if _get_cann_attribute_list is None:
         return [], 0, _NOT_SUPPORT
-    items = _ffi.new(_ffi.typeof(_get_cann_attribute_list).args[0])
+    items = _ffi.new(_c_type(_get_cann_attribute_list).args[0])
     count = _ffi.new("size_t *")
     ret: int = _get_cann_attribute_list(items, count)
     n = int(count[0]) if ret == 0 and items[0] != _ffi.NULL else 0

@@ -55,16 +55,21 @@ def _int_converter(ctype: str | CType) -> Callable[[int], int]:
     return convert
 
 
+def c_type(fn: object) -> CType:
+    """``ffi.typeof`` of a binding function, also of its stand-in while the call trace is on."""
+    return ffi.typeof(getattr(fn, "__wrapped__", fn))
+
+
 def int_argument(fn: CData, index: int) -> Callable[[int], int]:
     """The converter of ``fn``'s integer (or enum) parameter ``index``, as a C cast does it."""
-    return _int_converter(ffi.typeof(fn).args[index])
+    return _int_converter(c_type(fn).args[index])
 
 
 def _converters(fn: CData | None, spec: str, outs: tuple[int, ...] = ()) -> list[Callable[[Any], Any]]:
     """One function per letter of ``spec`` turning a parsed value into the C argument."""
     if fn is None:
         return []
-    params = [t for i, t in enumerate(ffi.typeof(fn).args) if i not in outs]
+    params = [t for i, t in enumerate(c_type(fn).args) if i not in outs]
     out: list[Callable[[Any], Any]] = []
     for code, ctype in zip(spec, params):
         if code == "p":
@@ -143,7 +148,7 @@ def query(module: str, pyname: str, cname: str, spec: str = "", outs: tuple[int,
     fmt = "".join(_PARSE[c] for c in spec)
     nargs = len(spec) + len(outs)
     zero = tuple(zero) if zero is not None else (0,) * len(outs)
-    out_types = [ffi.typeof(fn).args[i] for i in outs] if fn is not None else []
+    out_types = [c_type(fn).args[i] for i in outs] if fn is not None else []
     conv = _converters(fn, spec, outs)
 
     def f(*args: Any) -> tuple[Any, ...]:
