@@ -17,6 +17,12 @@ except ModuleNotFoundError as exc:
 BACKEND: _backend.BackendInfo = _backend.load(ffi, lib)
 
 
+def c_address(name: str) -> int:
+    """The address of the binding's function ``name`` (cffi's own ``lib``, whatever stand-in the
+    call trace gives the package's modules meanwhile)."""
+    return int(ffi.cast("uintptr_t", ffi.addressof(lib, name)))
+
+
 def bound_files() -> dict[str, str | None]:
     """Function name -> the library file its address lies in (dladdr), None if missing."""
     out: dict[str, str | None] = {}
@@ -30,4 +36,7 @@ def bound_files() -> dict[str, str | None]:
 # PYACL_HARDGRAD_TRACE_CALLS: the call trace from the start (see _trace.py)
 from . import _trace  # noqa: E402
 
-_trace.from_environment()
+if hasattr(_trace, "from_environment"):
+    _trace.from_environment()
+else:                       # _trace is what is loading the binding: it reads the variable when done
+    _trace._from_environment_when_loaded = True

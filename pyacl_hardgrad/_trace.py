@@ -65,7 +65,8 @@ _PACKAGE = __name__.rpartition(".")[0]
 # namespaces left alone: the binding itself and what users are handed as ``lib``
 _SKIP_MODULES = {f"{_PACKAGE}._binding", _PACKAGE, f"{_PACKAGE}.raw", __name__, f"{_PACKAGE}._cffi_acl",
                  f"{_PACKAGE}._fastcall"}
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_THIS_FILE = os.path.abspath(__file__)
+_HERE = os.path.dirname(_THIS_FILE)
 
 # handle-layer functions returning an int that is a status (the others return counts, flags...)
 _HGB_STATUS = frozenset((
@@ -153,7 +154,7 @@ def _result(r: Any) -> tuple[Any, str]:
             if r == _NULL:
                 return None, "NULL"
             text = _ffi.string(r).decode(errors="replace")
-            return text, '"' + text + '"'
+            return text, '"' + (text if len(text) <= 200 else text[:200] + "...") + '"'
         if _ffi.typeof(r).kind == "pointer":
             return int(_ffi.cast("uintptr_t", r)), _address(r)
         return r, _arg(r)
@@ -254,13 +255,19 @@ def _swap_function(f: types.FunctionType, on: bool, swaps: _Swaps) -> None:
             cell.cell_contents = new
 
 
+def _closure_to_switch(f: types.FunctionType) -> bool:
+    """A closure of the package whose cells may hold binding functions (not the stand-ins'
+    own: their cell is the original they call)."""
+    path = os.path.abspath(f.__code__.co_filename)
+    return path.startswith(_HERE + os.sep) and path != _THIS_FILE
+
+
 def _swap_namespace(ns: dict[str, Any], on: bool, swaps: _Swaps) -> None:
     for k, v in list(ns.items()):
         new = swaps.value(v, on)
         if new is not v:
             ns[k] = new
-        elif isinstance(v, types.FunctionType) and v.__closure__ and \
-                os.path.abspath(v.__code__.co_filename).startswith(_HERE + os.sep):
+        elif isinstance(v, types.FunctionType) and v.__closure__ and _closure_to_switch(v):
             _swap_function(v, on, swaps)
 
 
@@ -432,3 +439,7 @@ def from_environment() -> None:
     elif v not in _OFF_VALUES:
         warnings.warn(f"{ENV_VAR}={value!r} is not one of 1, true, yes, on (trace) or 0, false, no, off: "
                       "the call trace stays off", RuntimeWarning, stacklevel=2)
+
+
+if globals().pop("_from_environment_when_loaded", False):
+    from_environment()

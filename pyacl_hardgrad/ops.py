@@ -41,7 +41,7 @@ import numpy as np
 from . import _args, _fastcall
 from ._fastcall import PlanRunner as _PlanRunner
 from ._build import signatures as _signatures
-from ._binding import BACKEND, ffi, lib
+from ._binding import BACKEND, c_address, ffi, lib
 from ._lifetime import CHandle
 from .device import default_device, default_stream
 from .dtypes import from_acl, to_acl
@@ -957,7 +957,7 @@ def _run_failed(r: _PlanRunner, st: int, stream: Stream, workspace: DeviceMemory
     raise error_for(st, ffi.string(c.function).decode())
 
 
-_fastcall.setup(Stream, int(ffi.cast("uintptr_t", ffi.addressof(lib, "hgb_plan_run"))), _WAIT)
+_fastcall.setup(Stream, c_address("hgb_plan_run"), _WAIT)
 
 
 def _make_plan_class(spec: OpSpec) -> type[Plan]:
@@ -1126,7 +1126,7 @@ _ROLES = {"in": "t", "inout": "x", "out": "o"}
 def _op_call(spec: OpSpec) -> _fastcall.OpCall:
     """The array-argument fused call of a binding operator (hgb_callv_<name>) and, for an operator
     with a tensor input, its front: the one-call's common case done in C (see _make_function)."""
-    address = int(ffi.cast("uintptr_t", ffi.addressof(lib, f"hgb_callv_{spec.name}")))
+    address = c_address(f"hgb_callv_{spec.name}")
     op = _fastcall.OpCall(address, "".join(_arg_code(p) for p in spec.params),
                           tuple(p.name for p in spec.params), spec.function_name, cname=f"hgb_callv_{spec.name}")
     anchor = next((i for i, p in enumerate(spec.params) if p.kind in _TENSOR_KINDS and p.role != "out"), None)

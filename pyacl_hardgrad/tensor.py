@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence, SupportsIndex, TypeVa
 import numpy as np
 
 from . import _args, _fastcall, _lifetime
-from ._binding import ffi, lib
+from ._binding import c_address, ffi, lib
 from ._lifetime import CHandle, Handle, _Res, hold
 from .device import Device, _default_state, _state_of, default_device
 from .dtypes import to_acl, to_numpy_dtype
@@ -40,7 +40,7 @@ __all__ = ["Tensor", "empty", "zeros", "from_numpy"]
 
 
 def _address(name: str) -> int:
-    return int(ffi.cast("uintptr_t", ffi.addressof(lib, name)))
+    return c_address(name)
 
 
 _fastcall.set_tensor_calls(_address("hgb_tensor_empty"), _address("hgb_thread_call"),

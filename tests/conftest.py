@@ -20,6 +20,21 @@ from pathlib import Path
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
+
+
+def pytest_configure(config):
+    """The runtime's log files (CANN's plog, written for every failing call: the suite makes many on
+    purpose) go to a folder of the session, not under the user's $HOME/ascend/log."""
+    if not os.environ.get("ASCEND_PROCESS_LOG_PATH"):
+        import tempfile
+        os.environ["ASCEND_PROCESS_LOG_PATH"] = config._hg_plog_dir = tempfile.mkdtemp(prefix="pyacl-hardgrad-plog-")
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_hg_plog_dir", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("ASCEND_PROCESS_LOG_PATH", None)
 C_DIR = TESTS_DIR / "c"
 REPO_ROOT = TESTS_DIR.parent
 

@@ -813,6 +813,9 @@ static void check_fp16_and_sizes(void)
 
 static void check_soc_log_attrs(void)
 {
+    /* the log prints to stdout from level 2 (read at the first line: before any call below) */
+    setenv("ASCEND_SLOG_PRINT_TO_STDOUT", "1", 1);
+    setenv("ASCEND_GLOBAL_LOG_LEVEL", "2", 1);
     const char *soc = aclrtGetSocName(); /* before aclInit */
     EXPECT_TRUE(soc != NULL && strcmp(soc, "Ascend910B") == 0);
     const aclCannAttr *list = NULL;
@@ -829,8 +832,6 @@ static void check_soc_log_attrs(void)
     EXPECT(aclGetCannAttribute(ACL_CANN_ATTR_UNDEFINED, &v), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclGetCannAttribute(ACL_CANN_ATTR_BF16, NULL), ACL_ERROR_INVALID_PARAM);
     /* log lines at or above the threshold only (printed to stdout here) */
-    setenv("ASCEND_SLOG_PRINT_TO_STDOUT", "1", 1);
-    setenv("ASCEND_GLOBAL_LOG_LEVEL", "2", 1);
     aclAppLog(ACL_INFO, "f", "dir/file.c", 7, "hidden %d", 1);
     aclAppLog(ACL_WARNING, "f", "dir/file.c", 8, "shown %d", 2);
     ACL_APP_LOG(ACL_ERROR, "macro %s", "line");
