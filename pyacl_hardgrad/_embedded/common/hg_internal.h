@@ -36,11 +36,14 @@
 
 /* Set the calling thread's aclGetRecentErrMsg() text to "<func>: <message>".
  * Every failing public call sets it before returning its code; the same text goes to the
- * log at ERROR (module OP for aclnn* functions, ASCENDCL for the others), so the caller's
- * file and line are passed along. */
-HG_INTERNAL void hg_set_error_at(const char *file, int line, const char *func, const char *fmt, ...)
-    HG_PRINTF(4, 5);
-#define hg_set_error(func, ...) hg_set_error_at(__FILE__, __LINE__, (func), __VA_ARGS__)
+ * log at ERROR (module OP for aclnn* functions, ASCENDCL for the others) with the caller's
+ * file and line.  Those ride in front of the format (a string literal), between two HG_LOC
+ * marks: the calls cost no argument more than the text itself. */
+#define HG_LOC "\x1f"
+#define HG_STR_(x) #x
+#define HG_STR(x) HG_STR_(x)
+HG_INTERNAL void hg_set_error_at(const char *func, const char *located_fmt, ...) HG_PRINTF(2, 3);
+#define hg_set_error(func, ...) hg_set_error_at((func), HG_LOC __FILE__ ":" HG_STR(__LINE__) HG_LOC __VA_ARGS__)
 
 /* The log (runtime/log.c): CANN's application log, read from the environment at aclInit
  * (and on first use before it).  ASCEND_GLOBAL_LOG_LEVEL (0 debug, 1 info, 2 warning, 3 error:

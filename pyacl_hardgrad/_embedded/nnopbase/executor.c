@@ -160,10 +160,9 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
     for (size_t i = 0; i < n; ++i) {
         const aclTensor *t = tensors[i];
         if (t && t->device >= 0 && t->device != sdev) {
-            hg_set_error(func, stream ? "%s is memory of device %d but the stream belongs to device %d"
-                                      : "%s is memory of device %d but the operator is planned on device %d "
-                                        "(the current device; tensors of one call must share a device)",
-                         names && names[i] ? names[i] : "a tensor", t->device, sdev);
+            hg_set_error(func, "%s is memory of device %d but %s %d%s", names && names[i] ? names[i] : "a tensor",
+                         t->device, stream ? "the stream belongs to device" : "the operator is planned on device",
+                         sdev, stream ? "" : " (the current device; tensors of one call must share a device)");
             return ACLNN_ERR_PARAM_INVALID;
         }
     }
@@ -282,10 +281,10 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     } else {
         rec->executor = ex;
         rec->workspace = workspace;
+        HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 2: executor %p to stream %p (workspace %p)", (void *)executor,
+               stream, workspace);
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
-        HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 2: executor %p launched on stream %p (workspace %p): %d",
-               (void *)executor, stream, workspace, (int)rc);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */

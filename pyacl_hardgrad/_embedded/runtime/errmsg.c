@@ -4,6 +4,7 @@
  * thread's last runtime-layer code behind aclrtGetLastError / aclrtPeekAtLastError. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_internal.h"
@@ -14,8 +15,35 @@ static _Thread_local char tls_msg[HG_ERRMSG_CAP];   /* unread messages, newest f
 static _Thread_local size_t tls_len;                 /* 0: nothing unread */
 static _Thread_local char tls_read[HG_ERRMSG_CAP];  /* what the last read returned */
 
-void hg_set_error_at(const char *file, int at, const char *func, const char *fmt, ...)
+/* fmt as hg_set_error passes it: HG_LOC file:line HG_LOC format; file and line out of it. */
+static const char *split_location(const char *fmt, char *file, size_t cap, int *line)
 {
+    file[0] = '\0';
+    *line = 0;
+    if (!fmt || fmt[0] != HG_LOC[0])
+        return fmt;
+    const char *end = strchr(fmt + 1, HG_LOC[0]);
+    if (!end)
+        return fmt + 1;
+    const char *colon = end;
+    while (colon > fmt + 1 && colon[-1] != ':')
+        --colon;
+    if (colon > fmt + 1) {
+        size_t n = (size_t)(colon - 1 - (fmt + 1));
+        if (n >= cap)
+            n = cap - 1;
+        memcpy(file, fmt + 1, n);
+        file[n] = '\0';
+        *line = atoi(colon);
+    }
+    return end + 1;
+}
+
+void hg_set_error_at(const char *func, const char *located_fmt, ...)
+{
+    char file[256];
+    int at;
+    const char *fmt = split_location(located_fmt, file, sizeof file, &at);
     char line[HG_ERRMSG_CAP];
     int n = snprintf(line, sizeof line, "%s: ", func ? func : "acl");
     if (n < 0)
@@ -24,7 +52,7 @@ void hg_set_error_at(const char *file, int at, const char *func, const char *fmt
         n = (int)sizeof line - 1;
     if (fmt) {
         va_list ap;
-        va_start(ap, fmt);
+        va_start(ap, located_fmt);
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
         va_end(ap);
     }
@@ -45,7 +73,7 @@ void hg_set_error_at(const char *file, int at, const char *func, const char *fmt
     /* every failure is logged at ERROR with the text aclGetRecentErrMsg gives */
     int module = func && strncmp(func, "aclnn", 5) == 0 ? HG_LOG_OP : HG_LOG_ASCENDCL;
     if (HG_LOG_ENABLED(module, HG_LOG_ERROR))
-        hg_log_write(module, HG_LOG_ERROR, file, at, NULL, "%s", line);
+        hg_log_write(module, HG_LOG_ERROR, file[0] ? file : "?", at, NULL, "%s", line);
 }
 
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void)
