@@ -39,4 +39,4 @@ from . import _trace  # noqa: E402
 if hasattr(_trace, "from_environment"):
     _trace.from_environment()
 else:                       # _trace is what is loading the binding: it reads the variable when done
-    _trace._from_environment_when_loaded = True
+    setattr(_trace, "_from_environment_when_loaded", True)

@@ -46,7 +46,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import _binding
+from . import _binding  # noqa: F401  (the binding loaded and bound to its backend first)
+from ._cffi_acl import ffi as _ffi, lib as _raw  # type: ignore[import-untyped]  # cffi's own objects
 
 __all__ = ["trace_calls", "calls_traced", "TraceCalls", "ENV_VAR"]
 
@@ -56,8 +57,6 @@ _OFF_VALUES = ("", "0", "false", "no", "off")
 
 log = logging.getLogger("pyacl_hardgrad.calls")
 
-_ffi = _binding.ffi
-_raw = _binding.lib                 # cffi's lib object itself: never replaced
 _NULL = _ffi.NULL
 _lock = threading.RLock()
 _state = {"on": False}
@@ -119,9 +118,9 @@ def _arg(a: Any) -> str:
     if t is float:
         return repr(a)
     if t is bytes:
-        return '"' + a.decode(errors="replace") + '"'
+        return '"' + bytes(a).decode(errors="replace") + '"'
     if t is str:
-        return '"' + a + '"'
+        return '"' + str(a) + '"'
     if isinstance(a, _ffi.CData):
         kind = _ffi.typeof(a).kind
         if kind in ("pointer", "array", "function"):
@@ -274,11 +273,11 @@ def _swap_namespace(ns: dict[str, Any], on: bool, swaps: _Swaps) -> None:
 def _swap_module(mod: types.ModuleType, on: bool, swaps: _Swaps) -> None:
     if mod.__name__ in _SKIP_MODULES:
         return
-    _swap_namespace(vars(mod), on, swaps)
-    specs = vars(mod).get("_specs")
+    _swap_namespace(mod.__dict__, on, swaps)
+    specs = mod.__dict__.get("_specs")
     if isinstance(specs, dict):          # ops: each operator's entry points and generated function
         for spec in specs.values():
-            _swap_namespace(vars(spec), on, swaps)
+            _swap_namespace(spec.__dict__, on, swaps)
             fn = getattr(spec, "function", None)
             if isinstance(fn, types.FunctionType):
                 _swap_namespace(fn.__globals__, on, swaps)

@@ -11,7 +11,11 @@ import sys
 import tempfile
 import textwrap
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,12 +48,13 @@ SCRIPT = textwrap.dedent("""
 
 
 @pytest.fixture(scope="module")
-def embedded_only(hg):
+def embedded_only(hg: ModuleType) -> None:
     if not hg.BACKEND.is_embedded:
         pytest.skip("the embedded runtime's log (a CANN install logs through its own)")
 
 
-def run_python(code: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_python(code: str, env: dict[str, str] | None = None,
+               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k not in LOG_VARS}
     full.update(env or {})
     # from outside the checkout, so the installed package is the one imported
@@ -57,7 +62,7 @@ def run_python(code: str, env: dict[str, str] | None = None, cwd: Path | None = 
                           cwd=str(cwd) if cwd else tempfile.gettempdir())
 
 
-def log_lines(text: str) -> list[re.Match]:
+def log_lines(text: str) -> list[re.Match[str]]:
     return [m for m in (LINE.match(ln) for ln in text.splitlines()) if m]
 
 
@@ -67,7 +72,7 @@ def plog_files(root: Path) -> list[Path]:
 
 # --- the embedded runtime's log ------------------------------------------------------------------
 
-def test_error_line_on_stdout_has_canns_layout(tmp_path):
+def test_error_line_on_stdout_has_canns_layout(tmp_path: Path) -> None:
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_PROCESS_LOG_PATH": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
     pid, comm = proc.stdout.splitlines()[0].split(" ", 1)
@@ -81,7 +86,7 @@ def test_error_line_on_stdout_has_canns_layout(tmp_path):
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3, 4])
-def test_global_level_keeps_lines_at_or_above_it(level):
+def test_global_level_keeps_lines_at_or_above_it(level: int) -> None:
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": str(level)})
     assert proc.returncode == 0, proc.stderr
     names = ["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -97,14 +102,14 @@ def test_global_level_keeps_lines_at_or_above_it(level):
 
 
 @pytest.mark.parametrize("value", ["5", "-1", "debug", "", " 1", "01"])
-def test_invalid_global_level_means_the_default_error(value):
+def test_invalid_global_level_means_the_default_error(value: str) -> None:
     """CANN: a value other than 0..4 (or none) means the default level, ERROR."""
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": value})
     assert proc.returncode == 0, proc.stderr
     assert {m[1] for m in log_lines(proc.stdout)} == {"ERROR"}
 
 
-def test_module_level_takes_precedence_over_the_global_one():
+def test_module_level_takes_precedence_over_the_global_one() -> None:
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "3",
                                "ASCEND_MODULE_LOG_LEVEL": "GE=0:ASCENDCL=1"})
     lines = log_lines(proc.stdout)
@@ -112,12 +117,12 @@ def test_module_level_takes_precedence_over_the_global_one():
 
 
 @pytest.mark.parametrize("value", ["ASCENDCL=1:NOSUCH=0", "ASCENDCL=9", "ASCENDCL 1", "ASCENDCL=1:", "=1"])
-def test_a_malformed_module_level_is_ignored_as_a_whole(value):
+def test_a_malformed_module_level_is_ignored_as_a_whole(value: str) -> None:
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_MODULE_LOG_LEVEL": value})
     assert {m[1] for m in log_lines(proc.stdout)} == {"ERROR"}
 
 
-def test_lines_go_to_a_plog_file_under_ascend_process_log_path(tmp_path):
+def test_lines_go_to_a_plog_file_under_ascend_process_log_path(tmp_path: Path) -> None:
     proc = run_python(SCRIPT, {"ASCEND_PROCESS_LOG_PATH": str(tmp_path / "made" / "here"),
                                "ASCEND_GLOBAL_LOG_LEVEL": "1"})
     assert proc.returncode == 0, proc.stderr
@@ -132,7 +137,7 @@ def test_lines_go_to_a_plog_file_under_ascend_process_log_path(tmp_path):
     assert f"to {tmp_path / 'made' / 'here'}/debug/plog" in text
 
 
-def test_log_root_falls_back_to_ascend_work_path_then_home(tmp_path):
+def test_log_root_falls_back_to_ascend_work_path_then_home(tmp_path: Path) -> None:
     proc = run_python(SCRIPT, {"ASCEND_WORK_PATH": str(tmp_path / "work")})
     assert proc.returncode == 0, proc.stderr
     assert len(plog_files(tmp_path / "work" / "log")) == 1
@@ -142,13 +147,13 @@ def test_log_root_falls_back_to_ascend_work_path_then_home(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["0", "2", "yes"])
-def test_print_to_stdout_other_than_1_means_the_files(tmp_path, value):
+def test_print_to_stdout_other_than_1_means_the_files(tmp_path: Path, value: str) -> None:
     proc = run_python(SCRIPT, {"ASCEND_SLOG_PRINT_TO_STDOUT": value, "ASCEND_PROCESS_LOG_PATH": str(tmp_path)})
     assert not log_lines(proc.stdout)
     assert len(plog_files(tmp_path)) == 1
 
 
-def test_level_4_writes_nothing(tmp_path):
+def test_level_4_writes_nothing(tmp_path: Path) -> None:
     for to_stdout in ("1", "0"):
         proc = run_python(SCRIPT, {"ASCEND_GLOBAL_LOG_LEVEL": "4", "ASCEND_SLOG_PRINT_TO_STDOUT": to_stdout,
                                    "ASCEND_PROCESS_LOG_PATH": str(tmp_path)})
@@ -157,7 +162,7 @@ def test_level_4_writes_nothing(tmp_path):
     assert not (tmp_path / "debug").exists()
 
 
-def test_lines_of_concurrent_threads_stay_whole(tmp_path):
+def test_lines_of_concurrent_threads_stay_whole(tmp_path: Path) -> None:
     code = textwrap.dedent("""
         import threading
         from pyacl_hardgrad import ffi, lib
@@ -179,7 +184,7 @@ def test_lines_of_concurrent_threads_stay_whole(tmp_path):
 
 # --- the package's logger ---------------------------------------------------------------------------
 
-def test_the_package_logger_has_only_a_null_handler(hg):
+def test_the_package_logger_has_only_a_null_handler(hg: ModuleType) -> None:
     handlers = logging.getLogger("pyacl_hardgrad").handlers
     assert any(isinstance(h, logging.NullHandler) for h in handlers)
 
@@ -192,7 +197,7 @@ DISCOVERY = textwrap.dedent("""
 """)
 
 
-def test_backend_discovery_is_logged(tmp_path):
+def test_backend_discovery_is_logged(tmp_path: Path) -> None:
     proc = run_python(DISCOVERY, {"PYACL_HARDGRAD_BACKEND": "auto", "ASCEND_HOME_PATH": str(tmp_path / "none"),
                                   "ASCEND_TOOLKIT_HOME": ""}, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -206,7 +211,7 @@ def test_backend_discovery_is_logged(tmp_path):
     assert "CANN search" not in proc.stdout              # sim: nothing searched
 
 
-def test_resources_made_and_closed_are_debug_records(hg, caplog):
+def test_resources_made_and_closed_are_debug_records(hg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     dev = hg.default_device()
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad"):
         s = dev.create_stream()
@@ -222,19 +227,37 @@ def test_resources_made_and_closed_are_debug_records(hg, caplog):
 
 # --- the call trace ------------------------------------------------------------------------------------
 
-def calls(caplog) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "pyacl_hardgrad.calls"]
+@dataclass
+class Call:
+    """One record of the call trace, its fields typed."""
+    function: str
+    call_args: tuple[str, ...]
+    result: Any
+    status: int | None
+    status_name: str | None
+    duration_us: float
+    levelno: int
+    message: str
 
 
-def by_function(caplog, name: str) -> list[logging.LogRecord]:
+def calls(caplog: pytest.LogCaptureFixture) -> list[Call]:
+    return [Call(r.__dict__["function"], r.__dict__["call_args"], r.__dict__["result"], r.__dict__["status"],
+                 r.__dict__["status_name"], r.__dict__["duration_us"], r.levelno, r.getMessage())
+            for r in caplog.records if r.name == "pyacl_hardgrad.calls"]
+
+
+def by_function(caplog: pytest.LogCaptureFixture, name: str) -> list[Call]:
     return [r for r in calls(caplog) if r.function == name]
 
 
 HEX = re.compile(r"0x[0-9a-f]+")
 
 
+Tensors = tuple[Any, Any, Any]
+
+
 @pytest.fixture
-def tensors(hg):
+def tensors(hg: ModuleType) -> Iterator[Tensors]:
     dev = hg.default_device()
     g = hg.Tensor(np.arange(8, dtype=np.float32), dev)
     x = hg.Tensor(np.linspace(-2, 2, 8, dtype=np.float32), dev)
@@ -243,7 +266,7 @@ def tensors(hg):
     x.close()
 
 
-def test_trace_records_a_one_call_crossing(hg, caplog, tensors):
+def test_trace_records_a_one_call_crossing(hg: ModuleType, caplog: pytest.LogCaptureFixture, tensors: Tensors) -> None:
     dev, g, x = tensors
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
         out = hg.hardtanh_backward(g, x, -1.0, 1.0, sync=True)
@@ -256,7 +279,7 @@ def test_trace_records_a_one_call_crossing(hg, caplog, tensors):
     # gradOutput, self, min and max (the cached float32 Scalars' objects), out
     assert args[0] == f"0x{g._a:x}" and args[1] == f"0x{x._a:x}" and all(HEX.fullmatch(a) for a in args[2:4])
     assert args[4] == f"0x{out._a:x}"
-    assert re.fullmatch(r"hgb_callv_aclnnHardtanhBackward\(.*\) -> 0 ACL_SUCCESS \(\d+\.\d us\)", rec.getMessage())
+    assert re.fullmatch(r"hgb_callv_aclnnHardtanhBackward\(.*\) -> 0 ACL_SUCCESS \(\d+\.\d us\)", rec.message)
     (made,) = by_function(caplog, "hgb_tensor_empty")      # the output, made in the same crossing
     # made in C (the dims as the shape) or, the first time, through cffi (an int64_t[])
     assert made.status == 0 and made.call_args[3] == "1" and made.call_args[5:] == ("0", "4")
@@ -265,7 +288,7 @@ def test_trace_records_a_one_call_crossing(hg, caplog, tensors):
     out.close()
 
 
-def test_trace_records_a_plan_run(hg, caplog, tensors):
+def test_trace_records_a_plan_run(hg: ModuleType, caplog: pytest.LogCaptureFixture, tensors: Tensors) -> None:
     dev, g, x = tensors
     with hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, repeatable=True) as plan, \
             caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
@@ -277,7 +300,7 @@ def test_trace_records_a_plan_run(hg, caplog, tensors):
     assert runs[1].call_args[2] != "0" and runs[1].duration_us > 0
 
 
-def test_trace_records_tensor_creation_in_c_and_through_cffi(hg, caplog):
+def test_trace_records_tensor_creation_in_c_and_through_cffi(hg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     dev = hg.default_device()
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
         e = hg.empty((2, 3), device=dev)
@@ -296,19 +319,19 @@ def test_trace_records_tensor_creation_in_c_and_through_cffi(hg, caplog):
     assert len(closes) >= 2 and all(c.result is None and c.status is None for c in closes)
 
 
-def test_trace_records_an_error_status_with_its_name(hg, caplog):
+def test_trace_records_an_error_status_with_its_name(hg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
         with pytest.raises(hg.RuntimeApiError):
             hg.Device(999)
     (rec,) = by_function(caplog, "aclrtSetDevice")
     assert rec.call_args == ("999",) and rec.status == 107001
     assert rec.status_name == "ACL_ERROR_RT_INVALID_DEVICEID"
-    assert "aclrtSetDevice(999) -> 107001 ACL_ERROR_RT_INVALID_DEVICEID" in rec.getMessage()
+    assert "aclrtSetDevice(999) -> 107001 ACL_ERROR_RT_INVALID_DEVICEID" in rec.message
     (msg,) = by_function(caplog, "aclGetRecentErrMsg")
     assert msg.result == "aclrtSetDevice: deviceId (999) is out of range [0, 1)" and msg.status is None
 
 
-def test_trace_records_pyacl_calls(hg, caplog):
+def test_trace_records_pyacl_calls(hg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
     from pyacl_hardgrad import acl as pyacl
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
         count, ret = pyacl.rt.get_device_count()
@@ -317,16 +340,18 @@ def test_trace_records_pyacl_calls(hg, caplog):
     assert rec.status == 0 and HEX.fullmatch(rec.call_args[0])
 
 
-def test_trace_off_leaves_no_records_and_the_originals_in_place(hg, caplog, tensors):
+def test_trace_off_leaves_no_records_and_the_originals_in_place(hg: ModuleType, caplog: pytest.LogCaptureFixture,
+                                                                tensors: Tensors) -> None:
     from pyacl_hardgrad import _binding, ops, tensor
+    lib, ops_ns = _binding.__dict__["lib"], ops.__dict__       # cffi's own lib; what ops holds
     dev, g, x = tensors
     with hg.trace_calls():
-        assert hg.calls_traced() and ops.lib is not _binding.lib
+        assert hg.calls_traced() and ops_ns["lib"] is not lib
     assert not hg.calls_traced()
-    assert ops.lib is _binding.lib and tensor.lib is _binding.lib
-    assert ops._plan_run is _binding.lib.hgb_plan_run and ops._empty is _binding.lib.hgb_tensor_empty
+    assert ops_ns["lib"] is lib and tensor.__dict__["lib"] is lib
+    assert ops_ns["_plan_run"] is lib.hgb_plan_run and ops_ns["_empty"] is lib.hgb_tensor_empty
     spec = ops.operators()["aclnnHardtanhBackward"]
-    assert spec.fused is _binding.lib.hgb_call_aclnnHardtanhBackward
+    assert spec.fused is lib.hgb_call_aclnnHardtanhBackward
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"):
         out = hg.hardtanh_backward(g, x, -1.0, 1.0, sync=True)
         with hg.HardtanhBackwardPlan(g, x, -1.0, 1.0) as plan:
@@ -338,7 +363,7 @@ def test_trace_off_leaves_no_records_and_the_originals_in_place(hg, caplog, tens
     assert calls(caplog) == []
 
 
-def test_trace_calls_restores_the_previous_state_and_checks_its_argument(hg):
+def test_trace_calls_restores_the_previous_state_and_checks_its_argument(hg: ModuleType) -> None:
     assert not hg.calls_traced()
     switch = hg.trace_calls(True)
     try:
@@ -353,7 +378,7 @@ def test_trace_calls_restores_the_previous_state_and_checks_its_argument(hg):
         hg.trace_calls("yes")
 
 
-def test_trace_from_the_environment_prints_to_stderr_without_a_handler(tmp_path):
+def test_trace_from_the_environment_prints_to_stderr_without_a_handler(tmp_path: Path) -> None:
     code = "import pyacl_hardgrad as hg\nhg.Device(0).close()\n"
     proc = run_python(code, {"PYACL_HARDGRAD_TRACE_CALLS": "1"}, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -366,7 +391,7 @@ def test_trace_from_the_environment_prints_to_stderr_without_a_handler(tmp_path)
     assert "PYACL_HARDGRAD_TRACE_CALLS='verbose' is not one of 1, true, yes, on" in bad.stderr
 
 
-def test_trace_with_a_configured_handler_adds_none(tmp_path):
+def test_trace_with_a_configured_handler_adds_none(tmp_path: Path) -> None:
     code = textwrap.dedent("""
         import logging, sys
         logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="%(name)s|%(function)s")
@@ -381,11 +406,11 @@ def test_trace_with_a_configured_handler_adds_none(tmp_path):
     assert proc.stdout.splitlines()[-1] == "[] 0" and "pyacl_hardgrad.calls" not in proc.stderr
 
 
-def test_trace_is_safe_from_several_threads(hg, caplog, tensors):
+def test_trace_is_safe_from_several_threads(hg: ModuleType, caplog: pytest.LogCaptureFixture, tensors: Tensors) -> None:
     dev, g, x = tensors
-    errors = []
+    errors: list[BaseException] = []
 
-    def work():
+    def work() -> None:
         try:
             for _ in range(20):
                 hg.hardtanh_backward(g, x, -1.0, 1.0).close()
