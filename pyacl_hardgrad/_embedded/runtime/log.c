@@ -114,6 +114,7 @@ static bool parse_module_levels(const char *s, int levels[HG_LOG_NMODULES])
     return true;
 }
 
+/* The process name, read once (it is formatted into lines outside the lock). */
 static void read_pname(void)
 {
     FILE *f = fopen("/proc/self/comm", "r");
@@ -126,6 +127,25 @@ static void read_pname(void)
             memcpy(g_pname, name, strlen(name) + 1);
     }
     fclose(f);
+}
+
+/* A fork while another thread writes a line must not leave the child's lock taken. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&g_log_mu);
+}
+
+static void after_fork(void)
+{
+    pthread_mutex_unlock(&g_log_mu);
+}
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void process_setup(void)
+{
+    read_pname();
+    pthread_atfork(before_fork, after_fork, after_fork);
 }
 
 /* The log root per CANN's priority, "" when there is none. */
@@ -171,8 +191,8 @@ void hg_log_configure(void)
     char root[HG_LOG_PATH_CAP];
     read_root(root, sizeof root);
 
+    pthread_once(&g_once, process_setup);
     pthread_mutex_lock(&g_log_mu);
-    read_pname();
     g_to_stdout = to_stdout;
     if (strcmp(root, g_root) != 0) {
         if (g_fd >= 0)
