@@ -94,9 +94,8 @@ _names: dict[int, str] = {}
 def _status_name(code: int) -> str:
     if not _names:
         from .errors import CODE_NAMES
-        extra = {getattr(_raw, n): n for n in dir(_raw) if n.startswith("HGB_") and n in
-                 ("HGB_CLOSED", "HGB_CONSUMED", "HGB_GONE")}
-        _names.update(extra)
+        # the handle layer's own statuses (a closed handle, a consumed plan, a device gone)
+        _names.update({getattr(_raw, n): n for n in ("HGB_CLOSED", "HGB_CONSUMED", "HGB_GONE") if hasattr(_raw, n)})
         _names.update(CODE_NAMES)
     return _names.get(code, f"UNKNOWN({code})")
 
