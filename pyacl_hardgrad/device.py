@@ -101,6 +101,8 @@ class _DeviceState:
 def _current_context() -> CData | None:
     """The calling thread's current context, None when no device is set (or no runtime)."""
     p = ffi.new("aclrtContext *")
+    if lib.hgGetCurrentContext(p) == 0:             # the embedded runtime: asked without an error (or log line)
+        return p[0] if p[0] != ffi.NULL else None
     if lib.aclrtGetCurrentContext(p) == 0 and p[0] != ffi.NULL:
         ctx: CData = p[0]
         return ctx

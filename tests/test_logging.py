@@ -162,6 +162,48 @@ def test_level_4_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "debug").exists()
 
 
+def test_ordinary_use_writes_no_log_file(tmp_path: Path) -> None:
+    """Devices, streams with host callbacks (a report thread polling aclrtProcessReport), an
+    operator: nothing fails, so nothing is logged at the default level."""
+    code = textwrap.dedent("""
+        import time, numpy as np, pyacl_hardgrad as hg
+        with hg.Device(0) as dev, dev.create_stream() as s:
+            seen = []
+            s.launch_callback(lambda: seen.append(1))
+            s.synchronize()
+            time.sleep(0.35)                      # the report thread polls (100 ms) meanwhile
+            print(hg.hardtanh_backward(np.ones(4, np.float32), np.zeros(4, np.float32)), seen)
+    """)
+    proc = run_python(code, {"ASCEND_PROCESS_LOG_PATH": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "[1. 1. 1. 1.] [1]\n"
+    assert not (tmp_path / "debug").exists()
+    debug = run_python(code, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "0"})
+    polls = [m for m in log_lines(debug.stdout) if "aclrtProcessReport: no callback arrived" in m[16]]
+    assert polls and all(m[1] == "DEBUG" for m in polls)
+
+
+def test_current_context_question_answers_null_without_an_error() -> None:
+    code = textwrap.dedent("""
+        from pyacl_hardgrad import ffi, lib
+        p, q = ffi.new("aclrtContext *"), ffi.new("aclrtContext *")
+        print(lib.hgGetCurrentContext(p), p[0] == ffi.NULL, lib.aclGetRecentErrMsg() == ffi.NULL)
+        lib.aclInit(ffi.NULL)
+        print(lib.hgGetCurrentContext(p), p[0] == ffi.NULL, lib.aclGetRecentErrMsg() == ffi.NULL)
+        lib.aclrtSetDevice(0)
+        print(lib.hgGetCurrentContext(p), lib.aclrtGetCurrentContext(q), p[0] == q[0] != ffi.NULL)
+        print(lib.hgGetCurrentContext(ffi.NULL))
+        lib.aclrtResetDevice(0)
+        lib.aclFinalize()
+    """)
+    proc = run_python(code, {"ASCEND_SLOG_PRINT_TO_STDOUT": "1"})
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if not LINE.match(ln)]
+    assert lines == ["0 True True", "0 True True", "0 0 True", "100000"]
+    errors = [m[16] for m in log_lines(proc.stdout)]
+    assert errors == ["hgGetCurrentContext: context is NULL"]
+
+
 def test_lines_of_concurrent_threads_stay_whole(tmp_path: Path) -> None:
     code = textwrap.dedent("""
         import threading

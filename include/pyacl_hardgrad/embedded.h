@@ -115,6 +115,11 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);
  * A launch onto a busy stream queues as usual.  PYACL_HARDGRAD_INLINE=0 turns this off too. */
 ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable);
 
+/* The calling thread's current context, as aclrtGetCurrentContext gives it, or NULL when the
+ * runtime is not initialised or the thread has no device set: a question, not a failure (no
+ * error text, no log line), for callers that only want to know. */
+ACL_FUNC_VISIBILITY aclError hgGetCurrentContext(aclrtContext *context);
+
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);
 

@@ -44,6 +44,10 @@
 #define HG_STR(x) HG_STR_(x)
 HG_INTERNAL void hg_set_error_at(const char *func, const char *located_fmt, ...) HG_PRINTF(2, 3);
 #define hg_set_error(func, ...) hg_set_error_at((func), HG_LOC __FILE__ ":" HG_STR(__LINE__) HG_LOC __VA_ARGS__)
+/* As hg_set_error for an outcome a caller polls for (a wait that timed out in a loop): the
+ * text is set the same, the log line is DEBUG instead of ERROR. */
+HG_INTERNAL void hg_set_outcome_at(const char *func, const char *located_fmt, ...) HG_PRINTF(2, 3);
+#define hg_set_outcome(func, ...) hg_set_outcome_at((func), HG_LOC __FILE__ ":" HG_STR(__LINE__) HG_LOC __VA_ARGS__)
 
 /* The log (runtime/log.c): CANN's application log, read from the environment at aclInit
  * (and on first use before it).  ASCEND_GLOBAL_LOG_LEVEL (0 debug, 1 info, 2 warning, 3 error:

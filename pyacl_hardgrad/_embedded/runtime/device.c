@@ -421,6 +421,25 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context)
     return hg_rt_ret(rc);
 }
 
+ACL_FUNC_VISIBILITY aclError hgGetCurrentContext(aclrtContext *context)
+{
+    if (!context) {
+        hg_set_error("hgGetCurrentContext", "context is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    *context = NULL;
+    pthread_mutex_lock(&hg_rt.mu);
+    int dev = hg_rt.state == 1 ? hg_current_device_locked() : -1;
+    if (dev >= 0) {
+        uintptr_t h = hg_tls_ctx();
+        if (!h || !hg_table_get(&hg_rt.contexts, h))
+            h = hg_rt.dev[dev].primary_ctx;
+        *context = (aclrtContext)h;
+    }
+    pthread_mutex_unlock(&hg_rt.mu);
+    return ACL_SUCCESS;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 {
     pthread_mutex_lock(&hg_rt.mu);

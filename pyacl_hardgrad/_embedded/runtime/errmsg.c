@@ -39,7 +39,7 @@ static const char *split_location(const char *fmt, char *file, size_t cap, int *
     return end + 1;
 }
 
-void hg_set_error_at(const char *func, const char *located_fmt, ...)
+static void set_text(int level, const char *func, const char *located_fmt, va_list ap)
 {
     char file[256];
     int at;
@@ -51,10 +51,7 @@ void hg_set_error_at(const char *func, const char *located_fmt, ...)
     if ((size_t)n >= sizeof line)
         n = (int)sizeof line - 1;
     if (fmt) {
-        va_list ap;
-        va_start(ap, located_fmt);
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-        va_end(ap);
     }
     size_t len = strlen(line);
     /* the new line on top; older unread ones after it, cut at the capacity */
@@ -70,10 +67,26 @@ void hg_set_error_at(const char *func, const char *located_fmt, ...)
     memcpy(tls_msg, line, len);
     tls_len = len + keep;
     tls_msg[tls_len] = '\0';
-    /* every failure is logged at ERROR with the text aclGetRecentErrMsg gives */
+    /* every failure is logged (at ERROR) with the text aclGetRecentErrMsg gives */
     int module = func && strncmp(func, "aclnn", 5) == 0 ? HG_LOG_OP : HG_LOG_ASCENDCL;
-    if (HG_LOG_ENABLED(module, HG_LOG_ERROR))
-        hg_log_write(module, HG_LOG_ERROR, file[0] ? file : "?", at, NULL, "%s", line);
+    if (HG_LOG_ENABLED(module, level))
+        hg_log_write(module, level, file[0] ? file : "?", at, NULL, "%s", line);
+}
+
+void hg_set_error_at(const char *func, const char *located_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, located_fmt);
+    set_text(HG_LOG_ERROR, func, located_fmt, ap);
+    va_end(ap);
+}
+
+void hg_set_outcome_at(const char *func, const char *located_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, located_fmt);
+    set_text(HG_LOG_DEBUG, func, located_fmt, ap);
+    va_end(ap);
 }
 
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void)
