@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import _binding  # noqa: F401  (the binding loaded and bound to its backend first)
-from ._cffi_acl import ffi as _ffi, lib as _raw  # type: ignore[import-untyped]  # cffi's own objects
+from ._cffi_acl import ffi as _ffi, lib as _raw  # cffi's own objects
 
 __all__ = ["trace_calls", "calls_traced", "TraceCalls", "ENV_VAR"]
 

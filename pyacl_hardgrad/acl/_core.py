@@ -55,7 +55,7 @@ def _int_converter(ctype: str | CType) -> Callable[[int], int]:
     return convert
 
 
-def c_type(fn: object) -> CType:
+def c_type(fn: CData) -> CType:
     """``ffi.typeof`` of a binding function, also of its stand-in while the call trace is on."""
     return ffi.typeof(getattr(fn, "__wrapped__", fn))
 
