@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from .scalar import Scalar as Scalar
     from .stream import Event as Event, Stream as Stream
     from .tensor import Tensor as Tensor, empty as empty, from_numpy as from_numpy, zeros as zeros
+    from ._trace import calls_traced as calls_traced, trace_calls as trace_calls
 else:
     def __getattr__(name: str) -> Any:
         try:
