@@ -239,6 +239,18 @@ static PyObject *call_general(PlanRunner *self, PyObject *workspace, PyObject *s
     return PyObject_Vectorcall(self->general, args, 4, NULL);
 }
 
+static FC_TRACED_PATH int plan_run_traced(void *plan, void *sp, int flags)
+{
+    unsigned long long t0 = fc_now_ns();
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = g_plan_run(plan, sp, flags);
+    Py_END_ALLOW_THREADS
+    fc_trace_report("hgb_plan_run", "ppi", Py_BuildValue("(NNi)", PyLong_FromVoidPtr(plan), PyLong_FromVoidPtr(sp), flags),
+                    PyLong_FromLong(st), fc_now_ns() - t0);
+    return st;
+}
+
 /* run(workspace=None, stream=None, *, sync=False) */
 static PyObject *runner_run(PlanRunner *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -302,12 +314,7 @@ static PyObject *runner_run(PlanRunner *self, PyObject *const *args, size_t narg
     void *plan = self->plan;
     int flags = wait ? g_wait_flag : 0;
     if (fc_tracer != NULL) {
-        unsigned long long t0 = fc_now_ns();
-        Py_BEGIN_ALLOW_THREADS
-        st = g_plan_run(plan, sp, flags);
-        Py_END_ALLOW_THREADS
-        fc_trace_report("hgb_plan_run", "ppi", Py_BuildValue("(NNi)", PyLong_FromVoidPtr(plan),
-                        PyLong_FromVoidPtr(sp), flags), PyLong_FromLong(st), fc_now_ns() - t0);
+        st = plan_run_traced(plan, sp, flags);
     } else {
         Py_BEGIN_ALLOW_THREADS
         st = g_plan_run(plan, sp, flags);
@@ -481,7 +488,7 @@ static void opcall_dealloc(OpCall *self)
 }
 
 /* The call trace's record of one call: stream, flags and each argument by its code. */
-static void trace_callv(OpCall *self, void *stream, int flags, const fc_arg *v, int st, unsigned long long ns)
+static FC_TRACED_PATH void trace_callv(OpCall *self, void *stream, int flags, const fc_arg *v, int st, unsigned long long ns)
 {
     char codes[FC_MAX_ARGS + 3];
     PyObject *args = PyTuple_New(self->n + 2);
@@ -514,19 +521,25 @@ static void trace_callv(OpCall *self, void *stream, int flags, const fc_arg *v, 
     fc_trace_report(self->cname, codes, args, PyLong_FromLong(st), ns);
 }
 
+static FC_TRACED_PATH int opcall_invoke_traced(OpCall *self, void *stream, int flags, const fc_arg *v)
+{
+    unsigned long long t0 = fc_now_ns();
+    int st;
+    callv_fn fn = self->fn;
+    Py_BEGIN_ALLOW_THREADS
+    st = fn(stream, flags, v);
+    Py_END_ALLOW_THREADS
+    trace_callv(self, stream, flags, v, st, fc_now_ns() - t0);
+    return st;
+}
+
 /* The operator's fused call through its pointer, the GIL released (and traced when on). */
 static int opcall_invoke(OpCall *self, void *stream, int flags, const fc_arg *v)
 {
     int st;
     callv_fn fn = self->fn;
-    if (fc_tracer != NULL) {
-        unsigned long long t0 = fc_now_ns();
-        Py_BEGIN_ALLOW_THREADS
-        st = fn(stream, flags, v);
-        Py_END_ALLOW_THREADS
-        trace_callv(self, stream, flags, v, st, fc_now_ns() - t0);
-        return st;
-    }
+    if (fc_tracer != NULL)
+        return opcall_invoke_traced(self, stream, flags, v);
     Py_BEGIN_ALLOW_THREADS
     st = fn(stream, flags, v);
     Py_END_ALLOW_THREADS

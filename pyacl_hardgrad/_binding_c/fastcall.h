@@ -47,6 +47,12 @@ void *fc_address(PyObject *v, const char *what);
  * codes has one letter per argument ('p' an address, 'i' an integer, 'd' a float, '?' a bool) and
  * result is the returned status (None for a function returning nothing). */
 extern PyObject *fc_tracer;
+/* The traced variants live out of the hot paths' way. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FC_TRACED_PATH __attribute__((noinline, cold))
+#else
+#define FC_TRACED_PATH
+#endif
 unsigned long long fc_now_ns(void);
 /* Report one call (args: a new tuple, stolen; NULL reports nothing).  Keeps a pending exception;
  * an error of the tracer itself is reported as unraisable. */

@@ -33,17 +33,26 @@ static PyObject *g_track;                /* set_tracker()'s callable while objec
 
 #define FC_MAX_DIMS 64   /* larger ranks take the Python layer's path (aclCreateTensor refuses them anyway) */
 
-/* One void call obj_fn(obj), the GIL released; reported to the call trace when it is on. */
-static void obj_call(obj_fn fn, const char *name, void *obj)
+static FC_TRACED_PATH void obj_call_traced(obj_fn fn, const char *name, void *obj)
 {
-    unsigned long long t0 = fc_tracer != NULL ? fc_now_ns() : 0;
+    unsigned long long t0 = fc_now_ns();
     Py_BEGIN_ALLOW_THREADS
     fn(obj);
     Py_END_ALLOW_THREADS
-    if (t0 != 0 && fc_tracer != NULL) {
-        Py_INCREF(Py_None);
-        fc_trace_report(name, "p", Py_BuildValue("(N)", PyLong_FromVoidPtr(obj)), Py_None, fc_now_ns() - t0);
+    Py_INCREF(Py_None);
+    fc_trace_report(name, "p", Py_BuildValue("(N)", PyLong_FromVoidPtr(obj)), Py_None, fc_now_ns() - t0);
+}
+
+/* One void call obj_fn(obj), the GIL released; reported to the call trace when it is on. */
+static void obj_call(obj_fn fn, const char *name, void *obj)
+{
+    if (fc_tracer != NULL) {
+        obj_call_traced(fn, name, obj);
+        return;
     }
+    Py_BEGIN_ALLOW_THREADS
+    fn(obj);
+    Py_END_ALLOW_THREADS
 }
 
 static void let_go(void *obj)
@@ -51,15 +60,18 @@ static void let_go(void *obj)
     obj_call(g_forget, "hgb_obj_forget", obj);
 }
 
-/* hgb_thread_call(): the calling thread's call record (traced when the trace is on). */
-static void *thread_call(void)
+static FC_TRACED_PATH void *thread_call_traced(void)
 {
-    if (fc_tracer == NULL)
-        return g_thread_call();
     unsigned long long t0 = fc_now_ns();
     void *call = g_thread_call();
     fc_trace_report("hgb_thread_call", "", PyTuple_New(0), PyLong_FromVoidPtr(call), fc_now_ns() - t0);
     return call;
+}
+
+/* hgb_thread_call(): the calling thread's call record (traced when the trace is on). */
+static void *thread_call(void)
+{
+    return fc_tracer == NULL ? g_thread_call() : thread_call_traced();
 }
 
 static int tensor_traverse(PyObject *self, visitproc visit, void *arg)
@@ -238,6 +250,23 @@ static void *read_pointer(void *base, Py_ssize_t at)
     return p;
 }
 
+static FC_TRACED_PATH int tensor_empty_traced(void *call, void *device, void *context, int ndim, const int64_t *dims,
+                                              PyObject *shape, int dtype, int itemsize)
+{
+    unsigned long long t0 = fc_now_ns();
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = g_tensor_empty(call, device, context, ndim, ndim ? dims : NULL, dtype, itemsize);
+    Py_END_ALLOW_THREADS
+    PyObject *shape_arg = ndim ? shape : Py_None;    /* the dims (the Python layer passes an int64_t[]) */
+    Py_INCREF(shape_arg);
+    fc_trace_report("hgb_tensor_empty", "pppiOii",
+                    Py_BuildValue("(NNNiNii)", PyLong_FromVoidPtr(call), PyLong_FromVoidPtr(device),
+                                  PyLong_FromVoidPtr(context), ndim, shape_arg, dtype, itemsize),
+                    PyLong_FromLong(st), fc_now_ns() - t0);
+    return st;
+}
+
 /* Hand a tensor just made to the tracker (hg.track_objects: it records where it was made); the
  * tracker is held across the call, which may run other threads that replace it. */
 static int track_made(PyObject *t)
@@ -305,16 +334,7 @@ PyObject *fc_tensor_make(PyTypeObject *type, PyObject *lay, PyObject *state, int
     void *call = thread_call();
     int st;
     if (fc_tracer != NULL) {
-        unsigned long long t0 = fc_now_ns();
-        Py_BEGIN_ALLOW_THREADS
-        st = g_tensor_empty(call, device, context, (int)ndim, ndim ? dims : NULL, (int)dtype, (int)itemsize);
-        Py_END_ALLOW_THREADS
-        PyObject *shape_arg = ndim ? shape : Py_None;    /* the dims, as the Python layer's int64_t[] */
-        Py_INCREF(shape_arg);
-        fc_trace_report("hgb_tensor_empty", "pppiOii",
-                        Py_BuildValue("(NNNiNii)", PyLong_FromVoidPtr(call), PyLong_FromVoidPtr(device),
-                                      PyLong_FromVoidPtr(context), (int)ndim, shape_arg, (int)dtype, (int)itemsize),
-                        PyLong_FromLong(st), fc_now_ns() - t0);
+        st = tensor_empty_traced(call, device, context, (int)ndim, dims, shape, (int)dtype, (int)itemsize);
     } else {
         Py_BEGIN_ALLOW_THREADS
         st = g_tensor_empty(call, device, context, (int)ndim, ndim ? dims : NULL, (int)dtype, (int)itemsize);
