@@ -74,6 +74,30 @@ static const char NAME_IMPORT[] = "pyacl_hardgrad.dlpack_import";
 typedef int64_t (*obj_release_fn)(void *obj);
 static obj_release_fn g_release;      /* hgb_obj_release */
 
+static FC_TRACED_PATH void release_traced(void *owner)
+{
+    unsigned long long t0 = fc_now_ns();
+    int64_t left;
+    Py_BEGIN_ALLOW_THREADS
+    left = g_release(owner);
+    Py_END_ALLOW_THREADS
+    fc_trace_report("hgb_obj_release", "p", Py_BuildValue("(N)", PyLong_FromVoidPtr(owner)),
+                    PyLong_FromLongLong((long long)left), fc_now_ns() - t0);
+}
+
+/* hgb_obj_release(owner) with the GIL held: released around the call, traced when the trace is
+ * on.  (A consumer's deleter running without the GIL calls g_release itself: not traced.) */
+static void release_owner(void *owner)
+{
+    if (fc_tracer != NULL) {
+        release_traced(owner);
+        return;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    (void)g_release(owner);
+    Py_END_ALLOW_THREADS
+}
+
 /* One export: the managed structure (legacy or versioned), what keeps the memory alive, and the
  * shape and strides the DLTensor points at; one allocation, freed by the deleter. */
 typedef struct {
@@ -94,9 +118,7 @@ static void export_free(hg_export *e)
         /* The release may run the handle layer's destroy (device memory back to the allocator,
          * or the Python layer's release of a foreign owner, which takes the GIL itself). */
         if (Py_IsInitialized() && PyGILState_Check()) {
-            Py_BEGIN_ALLOW_THREADS
-            (void)g_release(owner);
-            Py_END_ALLOW_THREADS
+            release_owner(owner);
         } else {
             (void)g_release(owner);
         }
@@ -252,11 +274,8 @@ static PyObject *fc_dlpack_export(PyObject *module, PyObject *args)
     }
     return cap;
 fail:
-    if (owner != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        (void)g_release(owner);
-        Py_END_ALLOW_THREADS
-    }
+    if (owner != NULL)
+        release_owner(owner);
     free(e);
     return NULL;
 }
