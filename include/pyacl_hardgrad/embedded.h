@@ -115,6 +115,12 @@ ACL_FUNC_VISIBILITY aclError hgGetKernelSettings(hgKernelSettings *settings);
  * A launch onto a busy stream queues as usual.  PYACL_HARDGRAD_INLINE=0 turns this off too. */
 ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable);
 
+/* Checking mode (PYACL_HARDGRAD_CHECK=1 at aclInit, docs/checking.md): whether it is on (1) or off (0). */
+ACL_FUNC_VISIBILITY int32_t hgCheckEnabled(void);
+/* The calling thread's source site ("file:line") that checking mode's findings name for the calls it
+ * makes from now on; NULL or "" clears it.  Cheap, and without effect when checking is off. */
+ACL_FUNC_VISIBILITY aclError hgCheckSetSite(const char *where);
+
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);
 

@@ -44,6 +44,7 @@ struct aclOpExecutor {
     int device;                 /* current device when phase 1 planned it, -1 if none */
     hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
     uint64_t cost;              /* elements one run touches (HG_COST_UNKNOWN: not told) */
+    hg_access_fn access;        /* checking mode: the ranges one run touches, NULL: not told */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -102,6 +103,12 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
     }
     hg_count_add(HG_COUNT_EXECUTOR, +1);
     return ex;
+}
+
+void hg_executor_set_access(aclOpExecutor *executor, hg_access_fn fn)
+{
+    if (executor != NULL)
+        executor->access = fn;
 }
 
 /* Runs on the stream's worker thread, or on the launching thread (hg_stream_launch). */
@@ -280,8 +287,16 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     } else {
         rec->executor = ex;
         rec->workspace = workspace;
+        bool checking = HG_CHECKING() && ex->access != NULL;
+        if (checking) {
+            hg_access acc[HG_MAX_ACCESSES];
+            int nacc = ex->access(ex->plan, workspace, needed, acc, HG_MAX_ACCESSES);
+            hg_check_pending(acc, nacc);
+        }
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
+        if (checking)
+            hg_check_pending(NULL, 0);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */

@@ -96,6 +96,8 @@ aclError hg_device_retain_locked(int dev, const char *func)
 static void close_device_locked(int dev, hg_stream **dead)
 {
     hg_device *d = &hg_rt.dev[dev];
+    if (HG_CHECKING())
+        hg_chk_device_closed(dev);
     d->refcount = 0;
     d->gen++;
     d->peer_mask = 0;
