@@ -147,7 +147,7 @@ static void site_text(text *t, const site *s)
 {
     tput(t, "%s (call %" PRIu64 ")", s->func, s->call);
     if (s->where)
-        tput(t, " at %s", s->where);
+        tput(t, " from %s", s->where);
 }
 
 static void json_string(FILE *f, const char *s)
