@@ -35,7 +35,9 @@ def install(lib: Any) -> bool:
         v = inside.get(filename)
         if v is None:
             # the package, and the import machinery running its modules' code (<frozen ...>)
-            v = inside[filename] = filename.startswith("<") or os.path.abspath(filename).startswith(_PKG)
+            path = os.path.abspath(filename)
+            v = inside[filename] = filename.startswith("<") or path.startswith(_PKG) or \
+                os.path.basename(os.path.dirname(path)) == "importlib"
         return v
 
     def tell(frame: FrameType) -> None:

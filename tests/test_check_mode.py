@@ -33,6 +33,8 @@ EXPECTED = {
     "destroy_pending": {"destroy-pending": 1},
     "query_orders_nothing": {"use-before-sync": 1, "destroy-pending": 1},
     "host_func_between": {"stream-race": 1},
+    "no_current_device": {"no-current-device": 1},
+    "use_after_reset": {"leak": 1, "use-after-reset": 2},
 }
 
 CHECK_ENV = {"PYACL_HARDGRAD_CHECK": "1", "PYACL_HARDGRAD_CHECK_LEAKS": "full", "PYACL_HARDGRAD_CHECK_LOG": "",

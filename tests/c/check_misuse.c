@@ -7,6 +7,7 @@
  * Every program runs aclInit .. aclFinalize around its case and exits 0 when each runtime call
  * returned what CANN's runtime returns (a finding never changes a return code); run it with
  * PYACL_HARDGRAD_CHECK=1.  The findings are on stderr. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,51 @@ static void host_func_between(int clean)
     OK(aclrtDestroyStream(s2));
 }
 
+/* A thread allocating without a current device of its own (the runtime refuses: 107002). */
+static void *no_device_thread(void *arg)
+{
+    int clean = *(int *)arg;
+    void *p = NULL;
+    if (clean) {
+        OK(aclrtSetDevice(0));
+        OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtFree(p));
+        OK(aclrtResetDevice(0));
+    } else {
+        RC(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL);
+    }
+    return NULL;
+}
+
+static void no_current_device(int clean)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, no_device_thread, &clean) != 0) {
+        printf("FAIL pthread_create\n");
+        exit(1);
+    }
+    pthread_join(t, NULL);
+}
+
+/* After the device's reset: an allocation on the thread it was current on, and its stream's
+ * handle (both refused by the runtime: 107002, 107017). */
+static void use_after_reset(int clean)
+{
+    aclrtStream s = new_stream();
+    if (clean)
+        OK(aclrtDestroyStream(s));
+    OK(aclrtResetDevice(0));
+    void *p = NULL;
+    if (clean) {
+        OK(aclrtSetDevice(0));
+        OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtFree(p));
+    } else {
+        RC(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL);
+        RC(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    }
+}
+
 typedef struct {
     const char *name;
     void (*fn)(int clean);
@@ -325,6 +371,8 @@ static const named CASES[] = {
     {"destroy_pending", destroy_pending},
     {"query_orders_nothing", query_orders_nothing},
     {"host_func_between", host_func_between},
+    {"no_current_device", no_current_device},
+    {"use_after_reset", use_after_reset},
 };
 
 int main(int argc, char **argv)

@@ -265,6 +265,17 @@ static uint64_t *g_host;
 static cevent *g_ev;
 static size_t g_nev, g_capev;
 
+/* aclrtValueWrite / aclrtValueWait are synchronisation through a memory word, not data: a write
+ * publishes its stream's clock at the word (as an event record), a wait takes the clock of the
+ * newest write queued to that word (as an event wait); neither is a racing access. */
+#define VALUE_WORDS 64
+typedef struct value_word {
+    uintptr_t addr;
+    uint64_t *vc;
+} value_word;
+static value_word g_words[VALUE_WORDS];
+static size_t g_nwords, g_words_next;
+
 static void vc_join(uint64_t *dst, const uint64_t *src)
 {
     for (uint32_t i = 0; i < g_cap; ++i)
@@ -297,6 +308,9 @@ static bool grow_slots(void)
             ok = vc_grow(&g_st[i].vc, g_cap, cap);
     for (size_t i = 0; ok && i < g_nev; ++i)
         ok = vc_grow(&g_ev[i].vc, g_cap, cap);
+    for (size_t i = 0; ok && i < g_nwords; ++i)
+        if (g_words[i].vc)
+            ok = vc_grow(&g_words[i].vc, g_cap, cap);
     if (ok)
         g_cap = cap;
     return ok;
@@ -379,6 +393,7 @@ typedef struct cblock {
 
 static cblock **g_blk;
 static size_t g_nblk, g_capblk;
+static size_t g_nreset;     /* handles of streams a device reset took (see below) */
 
 /* quarantine of freed device blocks: kept (poisoned) so their addresses are not reused at once */
 typedef struct qitem {
@@ -679,6 +694,12 @@ void hg_chk_finalize_end(void)
     for (size_t i = 0; i < g_nev; ++i)
         free(g_ev[i].vc);
     g_nev = 0;
+    g_nreset = 0;
+    for (size_t i = 0; i < g_nwords; ++i) {
+        free(g_words[i].vc);
+        g_words[i].vc = NULL;
+    }
+    g_nwords = g_words_next = 0;
     pthread_mutex_unlock(&g_mu);
     tls_call.open = false;
 }
@@ -845,17 +866,36 @@ void hg_chk_bounds(const char *func, const char *what, const void *p, size_t n)
     pthread_mutex_unlock(&g_mu);
 }
 
-/* A host access's conflicts with queued work (g_mu held). */
+static _Thread_local hg_stream *tls_task_stream;
+static _Thread_local uint64_t tls_task_seq;
+
+void hg_chk_task_begin(hg_stream *s, uint64_t seq)
+{
+    tls_task_stream = s;
+    tls_task_seq = seq;
+}
+
+void hg_chk_task_current(uint64_t *seq)
+{
+    *seq = tls_task_stream ? tls_task_seq : 0;
+}
+
+/* A host access's conflicts with queued work (g_mu held).  Made from inside a host function or
+ * callback, it is ordered as that stream task: after its stream's earlier work and whatever the
+ * stream had waited for. */
 static void host_access(const site *at, const char *what, uintptr_t a, size_t n, bool write, bool uninit)
 {
     cblock *b = check_range(at, what, a, a, a + n, false);
     if (!b)
         return;
     uintptr_t lo = a - b->base, hi = lo + n;
+    int task_slot = tls_task_stream ? stream_slot(tls_task_stream, false) : -1;
     prune(b);
     for (size_t i = b->nrec; i-- > 0;) {
         const record *r = &b->rec[i];
         if (r->hi <= lo || hi <= r->lo || !(r->write || write))
+            continue;
+        if (task_slot >= 0 && (r->slot == (uint32_t)task_slot || g_st[task_slot].vc[r->slot] >= r->seq))
             continue;
         char how[256], sn[64];
         prev_text(how, sizeof how, r, b);
@@ -940,6 +980,35 @@ static void task_access(const site *at, int slot, uint64_t seq, const hg_access 
 
 /* ------------------------------------------------------------------ stream and event hooks */
 
+
+static void value_task(cstream *c, int slot, const hg_task *t)
+{
+    uintptr_t w = (uintptr_t)t->word;
+    value_word *vw = NULL;
+    for (size_t i = 0; i < g_nwords; ++i)
+        if (g_words[i].addr == w)
+            vw = &g_words[i];
+    if (t->kind == HG_TASK_VALUE_WRITE) {
+        cblock *b = blk_holding(w);
+        if (b && !b->freed && w + 8 <= b->base + b->size)
+            wr_add(b, w - b->base, w - b->base + 8);
+        if (!vw) {
+            vw = &g_words[g_nwords < VALUE_WORDS ? g_nwords++ : (g_words_next++ % VALUE_WORDS)];
+            free(vw->vc);
+            vw->addr = w;
+            vw->vc = NULL;
+        }
+        uint64_t *nv = realloc(vw->vc, g_cap * sizeof *nv);
+        if (nv) {
+            memcpy(nv, c->vc, g_cap * sizeof *nv);
+            vw->vc = nv;
+        }
+    } else if (vw && vw->vc) {
+        vc_join(c->vc, vw->vc);
+        c->vc[slot] = t->seq;
+    }
+}
+
 static _Thread_local hg_access tls_pending[HG_MAX_ACCESSES];
 static _Thread_local int tls_npending;
 
@@ -997,12 +1066,9 @@ void hg_chk_enqueue(hg_stream *s, const hg_task *t, const char *func)
         break;
     }
     case HG_TASK_VALUE_WRITE:
-    case HG_TASK_VALUE_WAIT: {
-        uintptr_t w = (uintptr_t)t->word;
-        hg_access a = {t->word, w, w + 8, t->kind == HG_TASK_VALUE_WRITE, 1, "devAddr"};
-        task_access(&at, slot, t->seq, &a, false, false);
+    case HG_TASK_VALUE_WAIT:
+        value_task(c, slot, t);
         break;
-    }
     case HG_TASK_RECORD: {
         cevent *e = find_event(t->ev);
         if (e)
@@ -1066,6 +1132,9 @@ void hg_chk_stream_gone(hg_stream *s)
                 g_st[i].vc[slot] = 0;
         for (size_t i = 0; i < g_nev; ++i)
             g_ev[i].vc[slot] = 0;
+        for (size_t i = 0; i < g_nwords; ++i)
+            if (g_words[i].vc)
+                g_words[i].vc[slot] = 0;
         free(g_st[slot].vc);
         memset(&g_st[slot], 0, sizeof g_st[slot]);
     }
@@ -1132,5 +1201,63 @@ void hg_chk_event_synced(hg_event *ev)
     cevent *e = find_event(ev);
     if (e)
         vc_join(g_host, e->vc);
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* ------------------------------------------------------------------ devices */
+
+typedef struct reset_handle {
+    uintptr_t h;
+    int dev;
+    site gone;
+} reset_handle;
+static reset_handle *g_reset;
+static size_t g_nreset, g_capreset;
+
+void hg_chk_no_device(const char *func, int reset_dev)
+{
+    char msg[384];
+    pthread_mutex_lock(&g_mu);
+    site at = site_now(func);
+    if (reset_dev >= 0) {
+        snprintf(msg, sizeof msg, "%s on a thread whose device %d was reset (aclrtResetDevice) after it was set; "
+                 "call aclrtSetDevice again", func, reset_dev);
+        report("use-after-reset", msg, &at, NULL, NULL, NULL, NULL);
+    } else {
+        snprintf(msg, sizeof msg, "%s needs a current device, but none is set on this thread (aclrtSetDevice)", func);
+        report("no-current-device", msg, &at, NULL, NULL, NULL, NULL);
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+void hg_chk_handle_reset(uintptr_t h, int dev)
+{
+    pthread_mutex_lock(&g_mu);
+    if (g_nreset == g_capreset) {
+        size_t cap = g_capreset ? g_capreset * 2 : 16;
+        reset_handle *nv = realloc(g_reset, cap * sizeof *nv);
+        if (nv) {
+            g_reset = nv;
+            g_capreset = cap;
+        }
+    }
+    if (g_nreset < g_capreset)
+        g_reset[g_nreset++] = (reset_handle){h, dev, {NULL, 0, NULL}};
+    pthread_mutex_unlock(&g_mu);
+}
+
+void hg_chk_stale_stream(const char *func, uintptr_t h)
+{
+    pthread_mutex_lock(&g_mu);
+    for (size_t i = 0; i < g_nreset; ++i) {
+        if (g_reset[i].h != h)
+            continue;
+        site at = site_now(func);
+        char msg[384];
+        snprintf(msg, sizeof msg, "%s on stream handle %p, which went with device %d when it was reset "
+                 "(aclrtResetDevice)", func, (void *)h, g_reset[i].dev);
+        report("use-after-reset", msg, &at, NULL, NULL, NULL, NULL);
+        break;
+    }
     pthread_mutex_unlock(&g_mu);
 }

@@ -49,6 +49,10 @@ void hg_chk_host_access(const char *func, const void *p, size_t n, bool write, b
 void hg_chk_stream_created(const char *func, struct hg_stream *s);
 /* Under the stream's queue lock, once the task has its number. */
 void hg_chk_enqueue(struct hg_stream *s, const struct hg_task *t, const char *func);
+/* The calling thread runs task seq of s (a host function or callback; s NULL: no longer): its
+ * host accesses are ordered as that task is.  hg_chk_task_current: the task's number, or 0. */
+void hg_chk_task_begin(struct hg_stream *s, uint64_t seq);
+void hg_chk_task_current(uint64_t *seq);
 /* The host waited until task seq of s completed. */
 void hg_chk_stream_synced(struct hg_stream *s, uint64_t seq);
 /* aclrtDestroyStream, before it drains: destroy-pending. */
@@ -63,6 +67,13 @@ void hg_chk_stream_wait(struct hg_stream *s, struct hg_event *ev);
 void hg_chk_event_synced(struct hg_event *ev);
 
 /* devices */
+/* A call that needs a current device found none: no-current-device, or use-after-reset when the
+ * thread's device `reset_dev` (>= 0) was reset since it was set. */
+void hg_chk_no_device(const char *func, int reset_dev);
+/* The stream handle h went with its device dev (aclrtResetDevice). */
+void hg_chk_handle_reset(uintptr_t h, int dev);
+/* A call got a stream handle that is not live: use-after-reset when its device's reset took it. */
+void hg_chk_stale_stream(const char *func, uintptr_t h);
 /* The last reference to dev went (aclrtResetDevice, aclrtResetDeviceForce): leaks on it. */
 void hg_chk_device_closed(int dev);
 

@@ -144,7 +144,13 @@ static void run_task(hg_stream *s, hg_task *t)
     bool skip = t->kind != HG_TASK_USER && atomic_load_explicit(&s->abandon, memory_order_relaxed);
     switch (t->kind) {
     case HG_TASK_USER:
-        t->fn(t->arg);
+        if (HG_CHECKING()) {
+            hg_chk_task_begin(s, t->seq); /* host calls inside a host function act as this task */
+            t->fn(t->arg);
+            hg_chk_task_begin(NULL, 0);
+        } else {
+            t->fn(t->arg);
+        }
         break;
     case HG_TASK_MEMCPY:
         if (!skip)
@@ -439,6 +445,8 @@ hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool c
     } else {
         s = hg_table_get(&hg_rt.streams, (uintptr_t)handle);
         if (!s) {
+            if (HG_CHECKING())
+                hg_chk_stale_stream(func, (uintptr_t)handle);
             hg_set_error(func, "stream (%p) is not a live stream (destroyed, or never created)", handle);
             *err = ACL_ERROR_RT_INVALID_HANDLE;
             return NULL;
@@ -947,6 +955,8 @@ HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclErro
             if (s) {
                 dev = s->device;
             } else {
+                if (HG_CHECKING())
+                    hg_chk_stale_stream(caller, (uintptr_t)stream);
                 hg_set_error(caller, "stream (%p) is not a live stream (destroyed, or never created)", stream);
                 *err = ACL_ERROR_RT_INVALID_HANDLE;
             }
