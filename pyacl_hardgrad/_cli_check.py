@@ -95,12 +95,13 @@ def main(argv: list[str]) -> int:
         lines = os.path.join(tmp, "findings.jsonl")
         env = check_env(ns.leak_check, ns.log_file, lines)
         proc = subprocess.Popen(cmd, env=env)
-        while True:
+        waited: int | None = None
+        while waited is None:
             try:
-                rc = proc.wait()
-                break
+                waited = proc.wait()
             except KeyboardInterrupt:           # the program got the SIGINT too; wait for it
                 continue
+        rc = waited
         findings = read_findings(lines)
     if rc < 0:                                  # killed by a signal: report it as a shell would
         rc = 128 - rc if -rc in signal.valid_signals() else 1
