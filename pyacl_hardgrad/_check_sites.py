@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 import threading
 from types import FrameType
 from typing import Any, Callable
@@ -18,6 +19,7 @@ from typing import Any, Callable
 __all__ = ["install", "enabled_by_environment"]
 
 _PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_STDLIB = tuple({os.path.abspath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
 
 
 def enabled_by_environment() -> bool:
@@ -34,10 +36,11 @@ def install(lib: Any) -> bool:
     def in_package(filename: str) -> bool:
         v = inside.get(filename)
         if v is None:
-            # the package, and the import machinery running its modules' code (<frozen ...>)
+            # the package, and what runs between the user's line and it: the import machinery
+            # (<frozen ...>, importlib) and the standard library (functools' wrappers, ...)
             path = os.path.abspath(filename)
             v = inside[filename] = filename.startswith("<") or path.startswith(_PKG) or \
-                os.path.basename(os.path.dirname(path)) == "importlib"
+                any(path.startswith(d) for d in _STDLIB)
         return v
 
     def tell(frame: FrameType) -> None:
@@ -50,7 +53,8 @@ def install(lib: Any) -> bool:
                     not in_package(back.f_code.co_filename):
                 tell(back)
         elif event == "c_call":
-            mod = getattr(arg, "__module__", None) or ""
+            # a function of the binding, or a method of one of its C types (a plan's run)
+            mod = getattr(arg, "__module__", None) or type(getattr(arg, "__self__", None)).__module__ or ""
             if mod.startswith("pyacl_hardgrad") and not in_package(frame.f_code.co_filename):
                 tell(frame)
 

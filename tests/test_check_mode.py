@@ -231,3 +231,42 @@ def test_operator_samples_are_clean_under_check():
         assert proc.returncode == 0, f"{path}:\n{proc.stderr}"
         assert proc.stdout == path.with_suffix(".expected").read_text(), path
         assert summary(proc.stderr) == 0, f"{path}:\n{proc.stderr}"
+
+
+PLAN_TWO_STREAMS = """\
+import sys
+import numpy as np
+import pyacl_hardgrad as hg
+
+with hg.Device(0) as device:
+    s = hg.Stream(device)
+    g = hg.Tensor(np.ones(64, np.float32), device)
+    x = hg.Tensor(np.linspace(-2, 2, 64, dtype=np.float32), device)
+    plan = hg.HardtanhBackwardPlan(g, x, -1.0, 1.0, repeatable=True)
+    plan.run(stream=s)
+    if sys.argv[1:] == ["clean"]:
+        s.synchronize()
+    plan.run()
+    device.synchronize()
+    plan.close()
+    print("ran")
+"""
+
+
+@pytest.mark.parametrize("clean", [False, True])
+def test_repeatable_plan_on_two_streams_races_on_its_output(tmp_path, clean):
+    """A backward operator's plan (made without tensor names) run on a created stream and then
+    on the default stream writes its output from both with nothing between them."""
+    script = tmp_path / "plan.py"
+    script.write_text(PLAN_TWO_STREAMS)
+    proc = check_cmd(str(script), *(["clean"] if clean else []))
+    assert "ran" in proc.stdout, proc.stderr
+    if clean:
+        assert proc.returncode == 0 and summary(proc.stderr) == 0, proc.stderr
+    else:
+        assert proc.returncode == 1
+        assert kinds(proc.stderr) == Counter({"stream-race": 1}), proc.stderr
+        assert re.search(r"stream-race: aclnnHardtanhBackward on stream \d+ writes out \(256 bytes ", proc.stderr)
+        assert re.search(rf"at aclnnHardtanhBackward \(call \d+\) from {re.escape(str(script))}:13\n", proc.stderr)
+        assert re.search(rf"previous access: aclnnHardtanhBackward \(call \d+\) from {re.escape(str(script))}:10, "
+                         r"writes bytes \[0, 256\)", proc.stderr)
