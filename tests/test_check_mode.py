@@ -35,9 +35,11 @@ EXPECTED = {
     "host_func_between": {"stream-race": 1},
     "no_current_device": {"no-current-device": 1},
     "use_after_reset": {"leak": 1, "use-after-reset": 2},
+    "executor_reuse": {"executor-reuse": 1},
+    "wrong_device": {"wrong-device": 2},
 }
 
-CHECK_ENV = {"PYACL_HARDGRAD_CHECK": "1", "PYACL_HARDGRAD_CHECK_LEAKS": "full", "PYACL_HARDGRAD_CHECK_LOG": "",
+CHECK_ENV = {"PYACL_HARDGRAD_DEVICE_COUNT": "2", "PYACL_HARDGRAD_CHECK": "1", "PYACL_HARDGRAD_CHECK_LEAKS": "full", "PYACL_HARDGRAD_CHECK_LOG": "",
              "PYACL_HARDGRAD_CHECK_JSON": "", "ASCEND_LAUNCH_BLOCKING": "0"}
 
 

@@ -351,6 +351,58 @@ static void use_after_reset(int clean)
     }
 }
 
+/* A one-shot executor launched a second time (the runtime refuses: 161002). */
+static void executor_reuse(int clean)
+{
+    void *x = dev_alloc(N * 4), *y = dev_alloc(N * 4);
+    upload(x, N);
+    aclTensor *a = tensor(x, N), *b = tensor(y, N);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    OK(aclnnHardswishGetWorkspaceSize(a, b, &ws, &ex));
+    OK(aclnnHardswish(NULL, 0, ex, NULL));
+    if (clean)
+        OK(aclnnHardswishGetWorkspaceSize(a, b, &ws, &ex));
+    RC(aclnnHardswish(NULL, 0, ex, NULL), clean ? 0 : ACLNN_ERR_PARAM_INVALID);
+    OK(aclrtSynchronizeStream(NULL));
+    OK(aclDestroyTensor(a));
+    OK(aclDestroyTensor(b));
+    OK(aclrtFree(x));
+    OK(aclrtFree(y));
+}
+
+/* A copy into device 1's memory from device 0 without peer access, and an event of device 0
+ * recorded on a stream of device 1 (the runtime refuses both: 107000, 107003).  Needs
+ * PYACL_HARDGRAD_DEVICE_COUNT=2. */
+static void wrong_device(int clean)
+{
+    void *x0 = dev_alloc(256);
+    aclrtEvent ev;
+    OK(aclrtCreateEvent(&ev));
+    OK(aclrtSetDevice(1));
+    void *x1 = dev_alloc(256);
+    aclrtStream s1 = new_stream();
+    OK(aclrtSetDevice(0));
+    if (clean) {
+        OK(aclrtDeviceEnablePeerAccess(1, 0));
+        OK(aclrtMemcpy(x1, 256, x0, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
+        OK(aclrtRecordEvent(ev, NULL));
+        OK(aclrtSynchronizeEvent(ev));
+    } else {
+        OK(aclrtMemset(x0, 256, 0, 256));
+        RC(aclrtMemcpy(x1, 256, x0, 256, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+        RC(aclrtRecordEvent(ev, s1), ACL_ERROR_RT_STREAM_CONTEXT);
+    }
+    OK(aclrtDestroyEvent(ev));
+    OK(aclrtFree(x0));
+    OK(aclrtSetDevice(1));
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtFree(x1));
+    OK(aclrtResetDevice(1));
+    OK(aclrtResetDevice(1));
+    OK(aclrtSetDevice(0));
+}
+
 typedef struct {
     const char *name;
     void (*fn)(int clean);
@@ -373,6 +425,8 @@ static const named CASES[] = {
     {"host_func_between", host_func_between},
     {"no_current_device", no_current_device},
     {"use_after_reset", use_after_reset},
+    {"executor_reuse", executor_reuse},
+    {"wrong_device", wrong_device},
 };
 
 int main(int argc, char **argv)

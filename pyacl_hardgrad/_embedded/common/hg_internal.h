@@ -98,6 +98,9 @@ typedef struct hg_access {
  * n == 0 the pending set is cleared and the calling thread's current call ends.  Call it
  * before hg_stream_launch / hg_stream_submit and with NULL, 0 after. */
 HG_INTERNAL void hg_check_pending(const hg_access *acc, int n);
+/* A finding of checking mode made outside the runtime (wrong-device, executor-reuse, ...): the
+ * kind, the call, the message; with the calling thread's site.  Call only when HG_CHECKING(). */
+HG_INTERNAL void hg_check_finding(const char *kind, const char *func, const char *fmt, ...) HG_PRINTF(3, 4);
 
 /* ------------------------------------------------------------------ libnnopbase */
 

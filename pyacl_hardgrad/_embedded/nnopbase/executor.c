@@ -54,6 +54,20 @@ struct aclOpExecutor {
 
 static const char *const kNotLive = "executor has already run (not repeatable) or was destroyed";
 
+/* Checking mode: the newest one-shot executors launched (their addresses; guarded by
+ * nb_executors.mu), so launching one again is told apart from an unknown pointer. */
+#define NB_RAN_KEEP 1024
+static const void *nb_ran[NB_RAN_KEEP];
+static size_t nb_ran_next;
+
+static bool nb_ran_before(const void *ex)
+{
+    for (size_t i = 0; i < NB_RAN_KEEP; ++i)
+        if (nb_ran[i] == ex)
+            return true;
+    return false;
+}
+
 static void nb_executor_unref(aclOpExecutor *ex)
 {
     if (atomic_fetch_sub_explicit(&ex->refs, 1, memory_order_acq_rel) != 1)
@@ -93,6 +107,9 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
 
     nb_lock(&nb_executors);
     int rc = nb_ptrset_insert(&nb_executors.set, ex);
+    for (size_t i = 0; HG_CHECKING() && i < NB_RAN_KEEP; ++i)
+        if (nb_ran[i] == ex)
+            nb_ran[i] = NULL; /* a new executor at the address of one that ran */
     nb_unlock(&nb_executors);
     if (rc != 0) {
         if (ops->destroy)
@@ -134,12 +151,18 @@ static aclnnStatus check_launch_devices(const char *func, int plan_dev, void *wo
     if (err)
         return err;
     if (plan_dev >= 0 && sdev != plan_dev) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the executor was planned on device %d but the stream belongs "
+                             "to device %d", func, plan_dev, sdev);
         hg_set_error(func, "the executor was planned on device %d but the stream belongs to device %d", plan_dev,
                      sdev);
         return ACLNN_ERR_PARAM_INVALID;
     }
     int wdev = workspace && workspace_size ? hg_memory_device(workspace, 1) : -1;
     if (wdev >= 0 && wdev != sdev) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the workspace is memory of device %d but the stream belongs "
+                             "to device %d", func, wdev, sdev);
         hg_set_error(func, "workspace is memory of device %d but the stream belongs to device %d", wdev, sdev);
         return ACLNN_ERR_PARAM_INVALID;
     }
@@ -165,6 +188,10 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
     for (size_t i = 0; i < n; ++i) {
         const aclTensor *t = tensors[i];
         if (t && t->device >= 0 && t->device != sdev) {
+            if (HG_CHECKING())
+                hg_check_finding("wrong-device", func, "%s: %s is memory of device %d but the %s device %d", func,
+                                 names && names[i] ? names[i] : "a tensor", t->device,
+                                 stream ? "stream belongs to" : "operator is planned on the current", sdev);
             hg_set_error(func, stream ? "%s is memory of device %d but the stream belongs to device %d"
                                       : "%s is memory of device %d but the operator is planned on device %d "
                                         "(the current device; tensors of one call must share a device)",
@@ -225,7 +252,12 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     }
     nb_lock(&nb_executors);
     if (!nb_ptrset_contains(&nb_executors.set, executor)) {
+        bool reused = HG_CHECKING() && nb_ran_before(executor);
         nb_unlock(&nb_executors);
+        if (reused)
+            hg_check_finding("executor-reuse", func, "%s: executor %p was launched before and is not repeatable "
+                             "(aclSetAclOpExecutorRepeatable); run phase 1 again for a new one", func,
+                             (void *)executor);
         hg_set_error(func, "%s", kNotLive);
         return ACLNN_ERR_PARAM_INVALID;
     }
@@ -266,8 +298,11 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     bool one_shot = !ex->repeatable;
     bool was_launched = ex->launched;
     ex->launched = true;
-    if (one_shot)
+    if (one_shot) {
         nb_ptrset_remove(&nb_executors.set, ex);
+        if (HG_CHECKING())
+            nb_ran[nb_ran_next++ % NB_RAN_KEEP] = ex;
+    }
     atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
     nb_unlock(&nb_executors);
 

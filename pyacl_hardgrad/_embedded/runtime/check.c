@@ -1261,3 +1261,18 @@ void hg_chk_stale_stream(const char *func, uintptr_t h)
     }
     pthread_mutex_unlock(&g_mu);
 }
+
+/* ------------------------------------------------------------------ findings of the other libraries */
+
+HG_INTERNAL void hg_check_finding(const char *kind, const char *func, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&g_mu);
+    site at = site_now(func);
+    report(kind, msg, &at, NULL, NULL, NULL, NULL);
+    pthread_mutex_unlock(&g_mu);
+}

@@ -242,6 +242,9 @@ static aclError acquire_event_and_stream(const char *func, aclrtEvent event, acl
     if (!rc)
         s = hg_stream_acquire_locked(stream, func, true, &rc);
     if (!rc && s->device != ev->device) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the event belongs to device %d but the stream to device %d",
+                             func, ev->device, s->device);
         hg_set_error(func, "event belongs to device %d but stream belongs to device %d", ev->device, s->device);
         rc = ACL_ERROR_RT_STREAM_CONTEXT;
     }

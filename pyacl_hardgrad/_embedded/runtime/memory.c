@@ -418,6 +418,9 @@ static aclError check_access(const char *func, const char *what, int issuer, int
 {
     if (owner < 0 || issuer < 0 || hg_peer_enabled(issuer, owner))
         return ACL_SUCCESS;
+    if (HG_CHECKING())
+        hg_check_finding("wrong-device", func, "%s: %s is memory of device %d but the work runs on device %d without "
+                         "peer access (aclrtDeviceEnablePeerAccess)", func, what, owner, issuer);
     hg_set_error(func, "%s is memory of device %d but the work runs on device %d and peer access from device %d "
                  "to device %d is not enabled (aclrtDeviceEnablePeerAccess)", what, owner, issuer, issuer, owner);
     return ACL_ERROR_RT_PARAM_INVALID;
