@@ -273,3 +273,17 @@ def test_repeatable_plan_on_two_streams_races_on_its_output(tmp_path, clean):
         assert re.search(rf"at aclnnHardtanhBackward \(call \d+\) from {re.escape(str(script))}:13\n", proc.stderr)
         assert re.search(rf"previous access: aclnnHardtanhBackward \(call \d+\) from {re.escape(str(script))}:10, "
                          r"writes bytes \[0, 256\)", proc.stderr)
+
+
+def _cpp_samples() -> list[Path]:
+    from pyacl_hardgrad.__main__ import ops_dir
+    return [p for p in sorted(ops_dir().glob("*/examples/*.cpp")) if p.with_suffix(".expected").is_file()]
+
+
+@pytest.mark.parametrize("sample", _cpp_samples(), ids=lambda p: p.stem)
+def test_cpp_operator_samples_are_clean_under_check(cprog, sample):
+    exe = cprog.build(sample)
+    proc = cprog.run(exe, env=CHECK_ENV)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == sample.with_suffix(".expected").read_text()
+    assert kinds(proc.stderr) == Counter() and summary(proc.stderr) == 0, proc.stderr
