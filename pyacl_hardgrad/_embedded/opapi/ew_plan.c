@@ -587,7 +587,9 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     }
     hg_view_capture(out, &plan->out);
     memset(&plan->params, 0, sizeof plan->params);
-    memset(plan->names, 0, sizeof plan->names);
+    for (int k = 0; k <= HG_MAX_IN; k++) {
+        plan->names[k] = NULL;            /* a plan made here has no names unless phase1_end gives them */
+    }
     plan->set = set;
     plan->kernel_ref = portable ? pick.entry->fn : NULL;
     plan->kernel = pick.entry->fn;
@@ -611,9 +613,6 @@ static int ew_access(const void *plan_arg, void *workspace, uint64_t workspace_s
         uintptr_t lo, hi;
         view_extent(v, &lo, &hi);
         const char *name = k < p->nin ? p->names[k] : p->names[HG_MAX_IN];
-        if (name[0] == '\0') {
-            name = NULL;
-        }
         out[n].anchor = v->data;
         out[n].lo = lo;
         out[n].hi = hi;
@@ -683,9 +682,9 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
         plan->params = *params;
     }
     for (int k = 0; k < nin && k < HG_MAX_IN; k++) {
-        snprintf(plan->names[k], sizeof plan->names[k], "%s", in_names[k] != NULL ? in_names[k] : "");
+        plan->names[k] = in_names[k];     /* the operators' names are string literals */
     }
-    snprintf(plan->names[HG_MAX_IN], sizeof plan->names[HG_MAX_IN], "%s", out_name != NULL ? out_name : "");
+    plan->names[HG_MAX_IN] = out_name;
     return hg_ew_plan_finish(func, ops, plan, workspaceSize, executor);
 }
 
