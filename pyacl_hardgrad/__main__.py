@@ -141,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["run"]:                      # pyACL scripts (issue 12): options end at SCRIPT
         from ._pyacl_run import main as run_main
         return run_main(argv[1:])
+    if argv[:1] == ["check"]:                    # checking mode: options end at PROGRAM
+        from ._cli_check import main as check_main
+        return check_main(argv[1:])
     ap = _cli.Parser(prog=_cli.prog_name(),
                                  description="CANN's C API from Python: build flags, backend info, samples.")
     ap.add_argument("--includes", action="store_true", help="print -I flags for CANN-style C/C++ builds")
@@ -157,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sp.add_argument("--dir", help="one folder of sample scripts (default: every registered operator's examples/)")
     sub.add_parser("bench", help="benchmark against C++, PyTorch, numpy and memcpy (bench --help)")  # issue 5
     sub.add_parser("run", help="run a pyACL script with `import acl` bound to this package (run --help)")
+    sub.add_parser("check", help="run a program or script in checking mode (check --help)")
     _cli.add_commands(ap, sub)                  # --version, doctor, smi
     args = ap.parse_args(argv)
     if args.pyacl_path:

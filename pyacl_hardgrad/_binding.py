@@ -5,7 +5,7 @@ whichever backend serves them.
 """
 from __future__ import annotations
 
-from . import _backend, _paths
+from . import _backend, _check_sites, _paths
 
 try:
     from ._cffi_acl import ffi as ffi, lib as lib  # noqa: F401  (re-exported)
@@ -15,6 +15,9 @@ except ModuleNotFoundError as exc:
     raise _paths.NotBuiltError(_paths.not_built_reason()) from None
 
 BACKEND: _backend.BackendInfo = _backend.load(ffi, lib)
+
+if _check_sites.enabled_by_environment():     # checking mode: the user's file:line for the findings
+    _check_sites.install(lib)
 
 
 def c_address(name: str) -> int:

@@ -119,6 +119,11 @@ ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable);
  * runtime is not initialised or the thread has no device set: a question, not a failure (no
  * error text, no log line), for callers that only want to know. */
 ACL_FUNC_VISIBILITY aclError hgGetCurrentContext(aclrtContext *context);
+/* Checking mode (PYACL_HARDGRAD_CHECK=1 at aclInit, docs/checking.md): whether it is on (1) or off (0). */
+ACL_FUNC_VISIBILITY int32_t hgCheckEnabled(void);
+/* The calling thread's source site ("file:line") that checking mode's findings name for the calls it
+ * makes from now on; NULL or "" clears it.  Cheap, and without effect when checking is off. */
+ACL_FUNC_VISIBILITY aclError hgCheckSetSite(const char *where);
 
 /* Version text of the embedded runtime, e.g. "pyacl_hardgrad-embedded 0.1.0". */
 ACL_FUNC_VISIBILITY const char *hgEmbeddedVersion(void);

@@ -12,6 +12,7 @@
 #ifndef PYACL_HARDGRAD_EMBEDDED_HG_INTERNAL_H_
 #define PYACL_HARDGRAD_EMBEDDED_HG_INTERNAL_H_
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -111,6 +112,31 @@ HG_INTERNAL int hg_current_device(void);
  * the range starts in a device allocation and runs past its end. */
 HG_INTERNAL int hg_memory_device(const void *p, size_t n);
 
+/* Checking mode (PYACL_HARDGRAD_CHECK=1 at aclInit; runtime/check.c).  hg_check_on is read
+ * with one relaxed load by every hook site: off, a hook costs a predictable branch. */
+HG_INTERNAL extern atomic_int hg_check_on;
+#define HG_CHECKING() __builtin_expect(atomic_load_explicit(&hg_check_on, memory_order_relaxed) != 0, 0)
+
+/* One range of device memory a task touches: bytes [lo, hi) of the object at `anchor` (the
+ * address that says which allocation it belongs to, e.g. a tensor's data pointer); `dense`
+ * when every byte of the range is touched (a contiguous view), not only some (a strided one). */
+typedef struct hg_access {
+    const void *anchor;
+    uintptr_t lo, hi;
+    unsigned char write;
+    unsigned char dense;
+    const char *what;   /* "self", "out", "workspace", ... */
+} hg_access;
+#define HG_MAX_ACCESSES 8
+
+/* The accesses of the next task this thread enqueues (copied; at most HG_MAX_ACCESSES); with
+ * n == 0 the pending set is cleared and the calling thread's current call ends.  Call it
+ * before hg_stream_launch / hg_stream_submit and with NULL, 0 after. */
+HG_INTERNAL void hg_check_pending(const hg_access *acc, int n);
+/* A finding of checking mode made outside the runtime (wrong-device, executor-reuse, ...): the
+ * kind, the call, the message; with the calling thread's site.  Call only when HG_CHECKING(). */
+HG_INTERNAL void hg_check_finding(const char *kind, const char *func, const char *fmt, ...) HG_PRINTF(3, 4);
+
 /* ------------------------------------------------------------------ libnnopbase */
 
 #define HG_TENSOR_MAGIC 0x54474841u   /* "AHGT" while alive, cleared on destroy */
@@ -174,6 +200,10 @@ typedef struct hg_exec_ops {
  * fail with a message. */
 typedef aclnnStatus (*hg_rebind_fn)(void *plan, int which, size_t index, void *addr);
 HG_INTERNAL void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn);
+
+/* The ranges one run of the plan touches (checking mode): fills out[0..cap) and returns the count. */
+typedef int (*hg_access_fn)(const void *plan, void *workspace, uint64_t workspace_size, hg_access *out, int cap);
+HG_INTERNAL void hg_executor_set_access(aclOpExecutor *executor, hg_access_fn fn);
 
 /* Phase 1 ends with this: the executor owns plan from now on (also on failure,
  * where plan is destroyed and NULL is returned with the error text set). */

@@ -44,6 +44,7 @@ struct aclOpExecutor {
     int device;                 /* current device when phase 1 planned it, -1 if none */
     hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
     uint64_t cost;              /* elements one run touches (HG_COST_UNKNOWN: not told) */
+    hg_access_fn access;        /* checking mode: the ranges one run touches, NULL: not told */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -52,6 +53,20 @@ struct aclOpExecutor {
 };
 
 static const char *const kNotLive = "executor has already run (not repeatable) or was destroyed";
+
+/* Checking mode: the newest one-shot executors launched (their addresses; guarded by
+ * nb_executors.mu), so launching one again is told apart from an unknown pointer. */
+#define NB_RAN_KEEP 1024
+static const void *nb_ran[NB_RAN_KEEP];
+static size_t nb_ran_next;
+
+static bool nb_ran_before(const void *ex)
+{
+    for (size_t i = 0; i < NB_RAN_KEEP; ++i)
+        if (nb_ran[i] == ex)
+            return true;
+    return false;
+}
 
 static void nb_executor_unref(aclOpExecutor *ex)
 {
@@ -92,6 +107,9 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
 
     nb_lock(&nb_executors);
     int rc = nb_ptrset_insert(&nb_executors.set, ex);
+    for (size_t i = 0; HG_CHECKING() && i < NB_RAN_KEEP; ++i)
+        if (nb_ran[i] == ex)
+            nb_ran[i] = NULL; /* a new executor at the address of one that ran */
     nb_unlock(&nb_executors);
     if (rc != 0) {
         if (ops->destroy)
@@ -104,6 +122,12 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
     HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 1 done: executor %p, workspace %" PRIu64 " bytes", (void *)ex,
            workspace_size);
     return ex;
+}
+
+void hg_executor_set_access(aclOpExecutor *executor, hg_access_fn fn)
+{
+    if (executor != NULL)
+        executor->access = fn;
 }
 
 /* Runs on the stream's worker thread, or on the launching thread (hg_stream_launch). */
@@ -129,12 +153,18 @@ static aclnnStatus check_launch_devices(const char *func, int plan_dev, void *wo
     if (err)
         return err;
     if (plan_dev >= 0 && sdev != plan_dev) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the executor was planned on device %d but the stream belongs "
+                             "to device %d", func, plan_dev, sdev);
         hg_set_error(func, "the executor was planned on device %d but the stream belongs to device %d", plan_dev,
                      sdev);
         return ACLNN_ERR_PARAM_INVALID;
     }
     int wdev = workspace && workspace_size ? hg_memory_device(workspace, 1) : -1;
     if (wdev >= 0 && wdev != sdev) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the workspace is memory of device %d but the stream belongs "
+                             "to device %d", func, wdev, sdev);
         hg_set_error(func, "workspace is memory of device %d but the stream belongs to device %d", wdev, sdev);
         return ACLNN_ERR_PARAM_INVALID;
     }
@@ -160,6 +190,10 @@ aclnnStatus hg_check_devices(const char *func, const aclTensor *const *tensors, 
     for (size_t i = 0; i < n; ++i) {
         const aclTensor *t = tensors[i];
         if (t && t->device >= 0 && t->device != sdev) {
+            if (HG_CHECKING())
+                hg_check_finding("wrong-device", func, "%s: %s is memory of device %d but the %s device %d", func,
+                                 names && names[i] ? names[i] : "a tensor", t->device,
+                                 stream ? "stream belongs to" : "operator is planned on the current", sdev);
             hg_set_error(func, "%s is memory of device %d but %s %d%s", names && names[i] ? names[i] : "a tensor",
                          t->device, stream ? "the stream belongs to device" : "the operator is planned on device",
                          sdev, stream ? "" : " (the current device; tensors of one call must share a device)");
@@ -219,7 +253,12 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     }
     nb_lock(&nb_executors);
     if (!nb_ptrset_contains(&nb_executors.set, executor)) {
+        bool reused = HG_CHECKING() && nb_ran_before(executor);
         nb_unlock(&nb_executors);
+        if (reused)
+            hg_check_finding("executor-reuse", func, "%s: executor %p was launched before and is not repeatable "
+                             "(aclSetAclOpExecutorRepeatable); run phase 1 again for a new one", func,
+                             (void *)executor);
         hg_set_error(func, "%s", kNotLive);
         return ACLNN_ERR_PARAM_INVALID;
     }
@@ -260,8 +299,11 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     bool one_shot = !ex->repeatable;
     bool was_launched = ex->launched;
     ex->launched = true;
-    if (one_shot)
+    if (one_shot) {
         nb_ptrset_remove(&nb_executors.set, ex);
+        if (HG_CHECKING())
+            nb_ran[nb_ran_next++ % NB_RAN_KEEP] = ex;
+    }
     atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
     nb_unlock(&nb_executors);
 
@@ -283,8 +325,16 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
         rec->workspace = workspace;
         HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 2: executor %p to stream %p (workspace %p)", (void *)executor,
                stream, workspace);
+        bool checking = HG_CHECKING() && ex->access != NULL;
+        if (checking) {
+            hg_access acc[HG_MAX_ACCESSES];
+            int nacc = ex->access(ex->plan, workspace, needed, acc, HG_MAX_ACCESSES);
+            hg_check_pending(acc, nacc);
+        }
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
+        if (checking)
+            hg_check_pending(NULL, 0);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */

@@ -587,12 +587,50 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     }
     hg_view_capture(out, &plan->out);
     memset(&plan->params, 0, sizeof plan->params);
+    for (int k = 0; k <= HG_MAX_IN; k++) {
+        plan->names[k] = NULL;            /* a plan made here has no names unless phase1_end gives them */
+    }
     plan->set = set;
     plan->kernel_ref = portable ? pick.entry->fn : NULL;
     plan->kernel = pick.entry->fn;
     plan->kernel_nt = pick.fn_nt;
     plan->ns_per_elem = pick.ns_per_elem;
     return plan;
+}
+
+/* Checking mode: the bytes one run reads (each input's extent) and writes (out's extent and the
+ * workspace it stages in). */
+static int ew_access(const void *plan_arg, void *workspace, uint64_t workspace_size, hg_access *out, int cap)
+{
+    static const char *const in_default[HG_MAX_IN] = {"input 0", "input 1", "input 2"};
+    const hg_ew_plan *p = plan_arg;
+    int n = 0;
+    if (p == NULL || p->numel <= 0) {
+        return 0;
+    }
+    for (int k = 0; k <= p->nin && n < cap; k++) {
+        const hg_view *v = k < p->nin ? &p->in[k] : &p->out;
+        uintptr_t lo, hi;
+        view_extent(v, &lo, &hi);
+        const char *name = k < p->nin ? p->names[k] : p->names[HG_MAX_IN];
+        out[n].anchor = v->data;
+        out[n].lo = lo;
+        out[n].hi = hi;
+        out[n].write = k == p->nin;
+        out[n].dense = (unsigned char)(v->contiguous != 0);
+        out[n].what = name != NULL ? name : (k < p->nin ? in_default[k] : "out");
+        n++;
+    }
+    if (workspace != NULL && workspace_size > 0 && n < cap) {
+        out[n].anchor = workspace;
+        out[n].lo = (uintptr_t)workspace;
+        out[n].hi = (uintptr_t)workspace + (uintptr_t)workspace_size;
+        out[n].write = 1;
+        out[n].dense = 0;
+        out[n].what = "workspace";
+        n++;
+    }
+    return n;
 }
 
 aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_plan *plan,
@@ -616,6 +654,7 @@ aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_pl
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
     hg_executor_set_cost(exe, elements);
+    hg_executor_set_access(exe, ew_access);
     *workspaceSize = ws;
     *executor = exe;
     return ACLNN_SUCCESS;
@@ -642,6 +681,10 @@ aclnnStatus hg_ew_phase1_end(const char *func, const hg_exec_ops *ops, const hg_
     if (params != NULL) {
         plan->params = *params;
     }
+    for (int k = 0; k < nin && k < HG_MAX_IN; k++) {
+        plan->names[k] = in_names[k];     /* the operators' names are string literals */
+    }
+    plan->names[HG_MAX_IN] = out_name;
     return hg_ew_plan_finish(func, ops, plan, workspaceSize, executor);
 }
 

@@ -204,6 +204,8 @@ typedef struct hg_ew_plan {
     const hg_kernel_set *set;         /* where kernel_ref is found when still NULL */
     aclDataType dtypes[HG_MAX_IN];
     double ns_per_elem;               /* the kernel's measured cost (hg_kernel_select), 0 unknown */
+    const char *names[HG_MAX_IN + 1]; /* the operator's names of in[0..nin) and out (checking mode's
+                                       * findings): static strings, NULL where not given */
 } hg_ew_plan;
 
 /* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace.

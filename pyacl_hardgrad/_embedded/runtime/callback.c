@@ -24,6 +24,7 @@ typedef struct hg_report {
     bool block;
     bool done;              /* BLOCK: set once fn returned */
     hg_stream *stream;      /* identity only, never dereferenced by processors */
+    uint64_t seq;           /* checking mode: the stream task that handed it over */
     struct hg_report *next;
 } hg_report;
 
@@ -92,6 +93,8 @@ static void report_task(void *arg)
         return;
     }
     r->next = NULL;
+    if (HG_CHECKING())
+        hg_chk_task_current(&r->seq);
     if (sub->tail)
         sub->tail->next = r;
     else
@@ -138,7 +141,12 @@ static void run_reports(hg_report *list)
     }
     while (ordered) {
         hg_report *next = ordered->next;
+        bool as_task = HG_CHECKING() && ordered->seq != 0;
+        if (as_task)
+            hg_chk_task_begin(ordered->stream, ordered->seq);
         ordered->fn(ordered->user);
+        if (as_task)
+            hg_chk_task_begin(NULL, 0);
         finish_report(ordered);
         ordered = next;
     }

@@ -36,6 +36,13 @@ aclError hg_require_device_locked(const char *func, int *dev)
 {
     int d = hg_current_device_locked();
     if (d < 0) {
+        /* the two queries of the current device answer "none" as their result, not a misuse */
+        if (HG_CHECKING() && strcmp(func, "aclrtGetDevice") != 0 && strcmp(func, "aclrtGetCurrentContext") != 0) {
+            /* the thread's device was set in this aclInit span but has been reset since */
+            bool reset = hg_rt.state == 1 && tls_cur.epoch == hg_rt.epoch && tls_cur.dev >= 0 &&
+                         tls_cur.dev < hg_rt.device_count;
+            hg_chk_no_device(func, reset ? tls_cur.dev : -1);
+        }
         hg_set_error(func, "no device is set on this thread (call aclrtSetDevice first)");
         return ACL_ERROR_RT_CONTEXT_NULL;
     }
@@ -99,6 +106,8 @@ static void close_device_locked(int dev, hg_stream **dead)
 {
     hg_device *d = &hg_rt.dev[dev];
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, NULL, "device %d closed (its default stream and context released)", dev);
+    if (HG_CHECKING())
+        hg_chk_device_closed(dev);
     d->refcount = 0;
     d->gen++;
     d->peer_mask = 0;
@@ -118,6 +127,8 @@ static void close_device_locked(int dev, hg_stream **dead)
             continue;
         hg_table_remove(&hg_rt.streams, h);
         hg_rt_count_add(HG_RTC_STREAMS, -1);
+        if (HG_CHECKING())
+            hg_chk_handle_reset(h, dev);
         s->dead_next = *dead;
         *dead = s;
     }

@@ -104,6 +104,8 @@ static _Thread_local aclError tls_last_error;
 
 aclError hg_rt_ret(aclError rc)
 {
+    if (HG_CHECKING())
+        hg_chk_call_end();
     int layer = rc / 1000;
     if (layer == 107 || layer == 207 || layer == 507)
         tls_last_error = rc;

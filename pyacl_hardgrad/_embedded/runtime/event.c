@@ -155,6 +155,8 @@ static aclError create_event(const char *func, aclrtEvent *event, uint32_t flags
             ev->flags = flags;
             ev->ex = ex;
             hg_rt_count_add(HG_RTC_EVENTS, 1);
+            if (HG_CHECKING())
+                hg_chk_event_created(func, ev, dev);
             *event = (aclrtEvent)h;
             HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, func, "event 0x%llx created on device %d (flags 0x%x)",
                    (unsigned long long)h, dev, (unsigned)flags);
@@ -220,6 +222,8 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
         } else {
             hg_rt_count_add(HG_RTC_EVENTS, -1);
             HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, "aclrtDestroyEvent", "event %p destroyed", event);
+            if (HG_CHECKING())
+                hg_chk_event_destroyed(ev);
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
@@ -241,6 +245,9 @@ static aclError acquire_event_and_stream(const char *func, aclrtEvent event, acl
     if (!rc)
         s = hg_stream_acquire_locked(stream, func, true, &rc);
     if (!rc && s->device != ev->device) {
+        if (HG_CHECKING())
+            hg_check_finding("wrong-device", func, "%s: the event belongs to device %d but the stream to device %d",
+                             func, ev->device, s->device);
         hg_set_error(func, "event belongs to device %d but stream belongs to device %d", ev->device, s->device);
         rc = ACL_ERROR_RT_STREAM_CONTEXT;
     }
@@ -334,6 +341,8 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
     pthread_mutex_lock(&ev->mu);
     uint64_t target = ev->issued;
     pthread_mutex_unlock(&ev->mu);
+    if (target != 0 && HG_CHECKING())
+        hg_chk_stream_wait(s, ev); /* ordered after the record, also when it already ran */
     if (target == 0 || atomic_load(&ev->done) >= target) {
         hg_event_release(ev); /* nothing recorded, or already reached: no wait needed */
     } else {
@@ -365,6 +374,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event)
     pthread_mutex_unlock(&ev->mu);
     if (target)
         wait_done(ev, target);
+    if (target && HG_CHECKING())
+        hg_chk_event_synced(ev);
     hg_event_release(ev);
     return ACL_SUCCESS;
 }
@@ -459,6 +470,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
     if (target && !wait_done_until(ev, target, hg_deadline_ms(timeout))) {
         hg_set_error(func, "the event's record did not run within %d ms", (int)timeout);
         rc = ACL_ERROR_RT_EVENT_SYNC_TIMEOUT;
+    } else if (target && HG_CHECKING()) {
+        hg_chk_event_synced(ev);
     }
     hg_event_release(ev);
     return hg_rt_ret(rc);

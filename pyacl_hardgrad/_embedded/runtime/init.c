@@ -153,6 +153,13 @@ static aclError read_environment(void)
     if (soc && strlen(soc) >= 64)
         return bad_setting("PYACL_HARDGRAD_SOC", soc, "a SoC name shorter than 64 characters (e.g. Ascend910B1)");
 
+    s = setting("PYACL_HARDGRAD_CHECK");
+    if (s && strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
+        return bad_setting("PYACL_HARDGRAD_CHECK", s, "1 (checking mode on) or 0");
+    s = setting("PYACL_HARDGRAD_CHECK_LEAKS");
+    if (s && strcmp(s, "full") != 0 && strcmp(s, "none") != 0)
+        return bad_setting("PYACL_HARDGRAD_CHECK_LEAKS", s, "full (report leaks, the default) or none");
+
     hg_rt.device_count = n;
     hg_rt.mem_capacity = mem;
     atomic_store_explicit(&hg_rt.spin_ns, us * 1000, memory_order_relaxed);
@@ -216,6 +223,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
             hg_rt.dev[i].primary_ctx = 0;
         }
         hg_mem_init(hg_rt.device_count);
+        hg_chk_init();
         hg_rt.state = 1;
         hg_rt.epoch++;
         atomic_store(&hg_rt_live, 1);
@@ -243,6 +251,8 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
         pthread_mutex_unlock(&hg_rt.life_mu);
         return hg_rt_ret(rc);
     }
+    if (HG_CHECKING())
+        hg_chk_finalize_begin();
     hg_stream *dead = NULL;
     hg_device_close_all_locked(&dead);
 
@@ -297,6 +307,8 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclFinalize",
            "embedded runtime finalized: every device reset, %zu event(s) and the remaining streams released",
            nevents);
+    if (HG_CHECKING())
+        hg_chk_finalize_end();
     pthread_mutex_unlock(&hg_rt.life_mu);
     return ACL_SUCCESS;
 }

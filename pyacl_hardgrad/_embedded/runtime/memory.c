@@ -289,6 +289,8 @@ static aclError device_malloc(const char *func, void **devPtr, size_t size, aclr
     }
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, 1);
     hg_rt_count_add(HG_RTC_DEV_BYTES, (int64_t)size);
+    if (HG_CHECKING())
+        hg_chk_alloc(func, p, size, dev, false);
     *devPtr = p;
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, func, "%zu bytes at %p on device %d", size, p, dev);
     return ACL_SUCCESS;
@@ -320,6 +322,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
         hg_set_error("aclrtFree", "devPtr is NULL");
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
+    if (HG_CHECKING())
+        hg_chk_free("aclrtFree", devPtr, false);
     pthread_mutex_lock(&g_mem_mu);
     size_t i = wait_not_busy(&g_dev_blocks, (uintptr_t)devPtr);
     size_t size = 0;
@@ -335,7 +339,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, "aclrtFree", "%zu bytes at %p", size, devPtr);
-    free(devPtr);
+    if (!(HG_CHECKING() && hg_chk_keep_freed(devPtr, size)))
+        free(devPtr);
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, -1);
     hg_rt_count_add(HG_RTC_DEV_BYTES, -(int64_t)size);
     return ACL_SUCCESS;
@@ -364,6 +369,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
         return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
     }
     hg_rt_count_add(HG_RTC_HOST_ALLOCS, 1);
+    if (HG_CHECKING())
+        hg_chk_alloc("aclrtMallocHost", p, size, -1, true);
     *hostPtr = p;
     return ACL_SUCCESS;
 }
@@ -377,6 +384,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
         hg_set_error("aclrtFreeHost", "hostPtr is NULL");
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
+    if (HG_CHECKING())
+        hg_chk_free("aclrtFreeHost", hostPtr, true);
     pthread_mutex_lock(&g_mem_mu);
     size_t i = wait_not_busy(&g_host_blocks, (uintptr_t)hostPtr);
     if (i != (size_t)-1)
@@ -396,6 +405,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
  * starts in a device allocation must end inside it. */
 static aclError locate(const char *func, const char *what, const void *p, size_t n, int *dev)
 {
+    if (HG_CHECKING())
+        hg_chk_bounds(func, what, p, n);
     *dev = hg_mem_device_of(p, n);
     if (*dev == -2) {
         hg_set_error(func, "%s (%p) with count (%zu) runs past the end of its device allocation", what, p, n);
@@ -409,6 +420,9 @@ static aclError check_access(const char *func, const char *what, int issuer, int
 {
     if (owner < 0 || issuer < 0 || hg_peer_enabled(issuer, owner))
         return ACL_SUCCESS;
+    if (HG_CHECKING())
+        hg_check_finding("wrong-device", func, "%s: %s is memory of device %d but the work runs on device %d without "
+                         "peer access (aclrtDeviceEnablePeerAccess)", func, what, owner, issuer);
     hg_set_error(func, "%s is memory of device %d but the work runs on device %d and peer access from device %d "
                  "to device %d is not enabled (aclrtDeviceEnablePeerAccess)", what, owner, issuer, issuer, owner);
     return ACL_ERROR_RT_PARAM_INVALID;
@@ -467,6 +481,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
         if (!take_holds(dst, count, dd >= 0, src, count, sd >= 0, held)) {
             hg_set_error("aclrtMemcpy", "dst (%p) or src (%p) was freed by another thread during the call", dst, src);
             return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+        }
+        if (HG_CHECKING()) {
+            hg_chk_host_access("aclrtMemcpy", src, count, false, dd < 0);
+            hg_chk_host_access("aclrtMemcpy", dst, count, true, false);
         }
         memmove(dst, src, count);
         drop_holds(held);
@@ -572,6 +590,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
             hg_set_error("aclrtMemset", "devPtr (%p) was freed by another thread during the call", devPtr);
             return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
         }
+        if (HG_CHECKING())
+            hg_chk_host_access("aclrtMemset", devPtr, count, true, false);
         memset(devPtr, (unsigned char)value, count);
         drop_holds(held);
     }
@@ -740,6 +760,8 @@ static aclError check_copy2d(const char *func, const copy2d *c, aclrtMemcpyKind 
     }
     size_t span = (c->height - 1) * pitch + c->width;
     const void *dev_side = to_dev ? (const void *)c->dst : (const void *)c->src;
+    if (HG_CHECKING())
+        hg_chk_bounds(func, to_dev ? "dst" : "src", dev_side, span);
     int dev = hg_mem_device_of(dev_side, span);
     if (dev < 0) {
         hg_set_error(func, "%s (%p) with %zu rows of pitch %zu is not inside a device allocation (kind %s)",
@@ -761,6 +783,11 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
         return hg_rt_ret(rc);
     copy2d c = {dst, src, dpitch, spitch, width, height};
     rc = check_copy2d(func, &c, kind, -1);
+    if (!rc && HG_CHECKING()) {
+        size_t span = (height - 1) * (kind == ACL_MEMCPY_HOST_TO_DEVICE ? dpitch : spitch) + width;
+        hg_chk_host_access(func, kind == ACL_MEMCPY_HOST_TO_DEVICE ? dst : src, span,
+                           kind == ACL_MEMCPY_HOST_TO_DEVICE, false);
+    }
     if (!rc)
         run_copy2d(&c);
     return hg_rt_ret(rc);
@@ -787,7 +814,16 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
         return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
     }
     *heap = c;
+    if (HG_CHECKING()) {
+        bool to_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE;
+        uintptr_t a = (uintptr_t)(to_dev ? dst : src);
+        hg_access acc = {(const void *)a, a, a + (height - 1) * (to_dev ? dpitch : spitch) + width, to_dev, 0,
+                         to_dev ? "dst" : "src"};
+        hg_check_pending(&acc, 1);
+    }
     rc = hg_stream_submit(stream, func, copy2d_task, heap);
+    if (HG_CHECKING())
+        hg_check_pending(NULL, 0);
     if (rc)
         free(heap);
     return hg_rt_ret(rc);
@@ -805,6 +841,8 @@ static aclError check_word(const char *func, void *devAddr, int issuer)
         hg_set_error(func, "devAddr (%p) is not 8-byte aligned", devAddr);
         return ACL_ERROR_RT_PARAM_INVALID;
     }
+    if (HG_CHECKING())
+        hg_chk_bounds(func, "devAddr", devAddr, sizeof(uint64_t));
     int dev = hg_mem_device_of(devAddr, sizeof(uint64_t));
     if (dev < 0) {
         hg_set_error(func, "devAddr (%p) is not 8 bytes inside a device allocation", devAddr);
@@ -893,6 +931,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t 
     rc = check_set32("aclrtMemsetD32", ptr, memSize, N, -1, &nothing);
     if (!rc && !nothing) {
         set32 s = {ptr, value, N};
+        if (HG_CHECKING())
+            hg_chk_host_access("aclrtMemsetD32", ptr, N * 4u, true, false);
         run_set32(&s);
     }
     return hg_rt_ret(rc);
@@ -920,7 +960,14 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint
     s->dst = ptr;
     s->value = value;
     s->n = N;
+    if (HG_CHECKING()) {
+        uintptr_t a = (uintptr_t)ptr;
+        hg_access acc = {ptr, a, a + N * 4u, 1, 1, "ptr"};
+        hg_check_pending(&acc, 1);
+    }
     rc = hg_stream_submit(stream, func, set32_task, s);
+    if (HG_CHECKING())
+        hg_check_pending(NULL, 0);
     if (rc)
         free(s);
     return hg_rt_ret(rc);

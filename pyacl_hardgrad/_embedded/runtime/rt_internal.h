@@ -288,4 +288,6 @@ size_t hg_mem_used(int dev);
 void hg_mem_init(int device_count);
 void hg_mem_release_all(void);
 
+#include "check.h"
+
 #endif /* PYACL_HARDGRAD_RT_INTERNAL_H_ */

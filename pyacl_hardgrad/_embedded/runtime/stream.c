@@ -144,7 +144,13 @@ static void run_task(hg_stream *s, hg_task *t)
     bool skip = t->kind != HG_TASK_USER && atomic_load_explicit(&s->abandon, memory_order_relaxed);
     switch (t->kind) {
     case HG_TASK_USER:
-        t->fn(t->arg);
+        if (HG_CHECKING()) {
+            hg_chk_task_begin(s, t->seq); /* host calls inside a host function act as this task */
+            t->fn(t->arg);
+            hg_chk_task_begin(NULL, 0);
+        } else {
+            t->fn(t->arg);
+        }
         break;
     case HG_TASK_MEMCPY:
         if (!skip)
@@ -439,6 +445,8 @@ hg_stream *hg_stream_acquire_locked(aclrtStream handle, const char *func, bool c
     } else {
         s = hg_table_get(&hg_rt.streams, (uintptr_t)handle);
         if (!s) {
+            if (HG_CHECKING())
+                hg_chk_stale_stream(func, (uintptr_t)handle);
             hg_set_error(func, "stream (%p) is not a live stream (destroyed, or never created)", handle);
             *err = ACL_ERROR_RT_INVALID_HANDLE;
             return NULL;
@@ -491,6 +499,8 @@ static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint6
         }
     }
     task->seq = seq;
+    if (HG_CHECKING())
+        hg_chk_enqueue(s, task, func);
     if (!s->is_default)
         tls_last_task = (uint32_t)seq;
     hg_slot *slot = &r->slots[(seq - 1u) & r->mask];
@@ -563,6 +573,8 @@ aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uin
     /* idle: reserve the next seq; the worker waits for it, later pushes queue behind it */
     uint64_t seq = last + 1u;
     task->seq = seq;
+    if (HG_CHECKING())
+        hg_chk_enqueue(s, task, func);
     if (!s->is_default)
         tls_last_task = (uint32_t)seq;
     s->inline_seq = seq;
@@ -610,6 +622,8 @@ void hg_stream_sync(hg_stream *s)
         atomic_fetch_sub(&s->waiters, 1);
     }
     HG_HAPPENS_AFTER(&s->completed);
+    if (HG_CHECKING())
+        hg_chk_stream_synced(s, seq);
 }
 
 bool hg_stream_idle(hg_stream *s)
@@ -644,8 +658,11 @@ bool hg_stream_sync_until(hg_stream *s, uint64_t deadline_ns)
         return true;
     }
     uint64_t seq = atomic_load_explicit(&s->submitted, memory_order_acquire);
-    if (atomic_load(&s->completed) >= seq)
+    if (atomic_load(&s->completed) >= seq) {
+        if (HG_CHECKING())
+            hg_chk_stream_synced(s, seq);
         return true;
+    }
     struct timespec until = hg_realtime_at(deadline_ns);
     atomic_fetch_add(&s->waiters, 1);
     pthread_mutex_lock(&s->done_mu);
@@ -657,6 +674,8 @@ bool hg_stream_sync_until(hg_stream *s, uint64_t deadline_ns)
     atomic_fetch_sub(&s->waiters, 1);
     if (ok)
         HG_HAPPENS_AFTER(&s->completed);
+    if (ok && HG_CHECKING())
+        hg_chk_stream_synced(s, seq);
     return ok;
 }
 
@@ -669,6 +688,8 @@ void hg_stream_shutdown(hg_stream *s)
         pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->qmu);
     pthread_join(s->thread, NULL);
+    if (HG_CHECKING())
+        hg_chk_stream_gone(s);
     hg_stream_release(s);
 }
 
@@ -710,6 +731,8 @@ static aclError create_stream(const char *func, aclrtStream *stream, uint32_t pr
                 return hg_rt_ret(ACL_ERROR_RT_MEMORY_ALLOCATION);
             }
             hg_rt_count_add(HG_RTC_STREAMS, 1);
+            if (HG_CHECKING())
+                hg_chk_stream_created(func, s);
             *stream = (aclrtStream)h;
             HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, func, "stream 0x%llx created on device %d (priority %u, flags 0x%x)",
                    (unsigned long long)h, s->device, (unsigned)priority, (unsigned)flags);
@@ -854,6 +877,8 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream)
      * waits for the work instead of finding the handle gone; then remove and stop it.  Host
      * callbacks waiting for a thread that never processes them run now (as at shutdown),
      * or the drain would wait for them forever. */
+    if (HG_CHECKING())
+        hg_chk_stream_destroy("aclrtDestroyStream", held);
     hg_report_detach_stream(held);
     hg_stream_sync(held);
     pthread_mutex_lock(&hg_rt.mu);
@@ -909,6 +934,8 @@ HG_INTERNAL aclError hg_stream_launch(aclrtStream stream, const char *caller, hg
     t.fn = fn;
     t.arg = arg;
     rc = hg_stream_push_small(s, &t, func, elements);
+    if (!rc && atomic_load_explicit(&hg_chk_launch_blocking, memory_order_relaxed))
+        hg_stream_sync(s); /* ASCEND_LAUNCH_BLOCKING=1: the launch returns when its work is done */
     hg_stream_release(s);
     return rc;
 }
@@ -931,6 +958,8 @@ HG_INTERNAL int hg_stream_device(aclrtStream stream, const char *caller, aclErro
             if (s) {
                 dev = s->device;
             } else {
+                if (HG_CHECKING())
+                    hg_chk_stale_stream(caller, (uintptr_t)stream);
                 hg_set_error(caller, "stream (%p) is not a live stream (destroyed, or never created)", stream);
                 *err = ACL_ERROR_RT_INVALID_HANDLE;
             }
