@@ -9,6 +9,8 @@ Two levels, one binding:
 Only ``get_include``, ``get_library_dir``, ``get_cann_path`` and ``__version__`` are available without loading
 the C libraries; any other attribute loads them on first use (so ``python -m
 pyacl_hardgrad --includes`` works even where no backend can be loaded).
+
+PYTEST_DONT_REWRITE: library code, not tests (the package's pytest plugin says why).
 """
 import logging
 from importlib import import_module

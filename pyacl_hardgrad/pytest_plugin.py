@@ -13,6 +13,8 @@ point ``pyacl_hardgrad``; ``-p no:pyacl_hardgrad`` turns it off).  docs/pytest-p
 pytest loads this module in every run of an environment where the package is installed, so it
 imports nothing but the standard library and pytest: the package's C libraries and numpy are
 loaded by the fixtures and marks that need them, when they run.
+
+PYTEST_DONT_REWRITE: the package is library code, not tests (see _keep_package_unrewritten).
 """
 from __future__ import annotations
 
@@ -26,6 +28,21 @@ from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+
+def _keep_package_unrewritten() -> None:
+    """pytest marks every module of a distribution with a ``pytest11`` entry point for assertion
+    rewriting.  The package's modules are library code: rewriting them would only add pytest's
+    helper names (``@py_builtins``, ``@pytest_ar``) to their namespaces, so that ``dir(acl)`` in a
+    user's test differs from pyACL's.  The package's ``__init__`` (imported before this module)
+    opts out with its docstring; the modules imported later are unmarked here."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if isinstance(marked, set):
+            marked.discard("pyacl_hardgrad")
+
+
+_keep_package_unrewritten()
 
 if TYPE_CHECKING:
     from ._tracking import ObjectRecord, ObjectTracker

@@ -421,3 +421,13 @@ def test_a_tracker_that_raises_in_c_leaves_no_tensor_behind(hg):
         assert hg.live_counts() == before
     with pytest.raises(TypeError, match="set_tracker"):
         _fastcall.set_tracker(42)
+
+
+def test_the_plugin_leaves_the_package_modules_unrewritten() -> None:
+    """pytest rewrites the asserts of every module of a pytest11 plugin's distribution; the
+    package's modules opt out, so their namespaces hold no pytest helper names under pytest."""
+    import pyacl_hardgrad as hg
+    import pyacl_hardgrad.acl as acl
+    import pyacl_hardgrad.tensor as tensor
+    for mod in (hg, acl, tensor):
+        assert [n for n in dir(mod) if n.startswith("@")] == [], mod.__name__
