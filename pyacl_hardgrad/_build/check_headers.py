@@ -42,6 +42,12 @@ UMBRELLA = (
     "acl/acl.h",
     "acl/acl_base.h",
     "acl/acl_rt.h",
+    "acl/acl_rt_allocator.h",
+    "acl/acl_rt_memory_soma.h",
+    "acl/acl_tdt.h",
+    "acl/acl_tdt_queue.h",
+    "acl/acl_dump.h",
+    "acl/acl_prof.h",
     "acl/error_codes/rt_error_codes.h",
     "acl/error_codes/ge_error_codes.h",
     "opdev/op_errno.h",
@@ -118,6 +124,16 @@ def _drop_attributes(text: str) -> str:
         i = k
     out.append(text[i:])
     return "".join(out)
+
+
+_CXX_ENUM_RE = re.compile(r"^enum\s+([A-Za-z_]\w*)\s*\{(.*?)\}\s*;", re.M | re.S)
+
+
+def cxx_enum_tags_as_types(text: str) -> str:
+    """C++ lets an enum's tag name its type (``enum X {...};`` then ``X x``); a few of CANN's
+    headers rely on it.  Rewrite each such top-level enum as ``typedef enum X {...} X;``, the C
+    spelling of the same declaration, so the parser takes both sides alike."""
+    return _CXX_ENUM_RE.sub(lambda m: f"typedef enum {m.group(1)} {{{m.group(2)}}} {m.group(1)};", text)
 
 
 def _eval_int(node: c_ast.Node, known: dict[str, int]) -> int | None:
@@ -244,6 +260,7 @@ def collect(roots: list[Path], label: str, only: str | None = None) -> Side:
     text = _drop_attributes(text)
     # C++-only lines CANN's C-compatible parts are mixed with
     text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("constexpr"))
+    text = cxx_enum_tags_as_types(text)
     ast = c_parser.CParser().parse(text, "<headers>")
     known: dict[str, int] = dict(side.constants)
     for ext in ast.ext:

@@ -48,7 +48,8 @@ def _operator_headers(include_dir: Path = INCLUDE_DIR) -> tuple[str, ...]:
 
 
 # The headers the binding covers, in include order.
-HEADERS = ("acl/acl.h", "aclnn/aclnn_base.h", *_operator_headers(), "pyacl_hardgrad/embedded.h")
+HEADERS = ("acl/acl.h", "acl/acl_rt_memory_soma.h", "acl/acl_tdt.h", "acl/acl_tdt_queue.h", "acl/acl_dump.h",
+           "aclnn/aclnn_base.h", *_operator_headers(), "pyacl_hardgrad/embedded.h")
 
 MODULE_NAME = "pyacl_hardgrad._cffi_acl"
 # The binding's C part (handle layer, fused calls, device allocator, vectorcall entries).
@@ -91,13 +92,17 @@ def integer_defines(include_dir: Path = INCLUDE_DIR) -> dict[str, int]:
 
 
 class _Function:
-    def __init__(self, name: str, decl: c_ast.Decl):
+    def __init__(self, name: str, decl: c_ast.Decl, pointer_typedefs: frozenset[str] = frozenset()):
         self.name = name
         self.decl = decl
+        self.pointer_typedefs = pointer_typedefs  # typedef names of pointer types (aclrtBinary, ...)
 
     def _returns(self) -> str:
         t = self.decl.type.type
         if isinstance(t, c_ast.PtrDecl):
+            return "pointer"
+        if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
+                and t.type.names[-1] in self.pointer_typedefs:
             return "pointer"
         if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
                 and t.type.names == ["void"]:
@@ -149,9 +154,11 @@ def _rename(node: c_ast.Node, name: str) -> None:
 def functions(declarations: str) -> list[_Function]:
     ast = pycparser.CParser().parse(_PYCPARSER_PRELUDE + declarations, "<include>")
     out = []
+    pointer_typedefs = frozenset(ext.name for ext in ast.ext
+                                 if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.PtrDecl))
     for ext in ast.ext:
         if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
-            out.append(_Function(ext.name, ext))
+            out.append(_Function(ext.name, ext, pointer_typedefs))
     if not out:
         raise RuntimeError("no function declarations found in include/")
     return out

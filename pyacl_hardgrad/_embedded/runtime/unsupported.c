@@ -2,26 +2,13 @@
  * virtual memory management, and kernels compiled for the NPU.  Each answers, as CANN's
  * runtime does for a feature a platform lacks, ACL_ERROR_RT_FEATURE_NOT_SUPPORT (also the
  * thread's last error) with the reason in aclGetRecentErrMsg. */
-#include "rt_internal.h"
+#include "unsupported.h"
 
 static const char *const kIpc = "not supported: the embedded runtime shares no memory or events with other "
                                 "processes (IPC)";
 static const char *const kVmm = "not supported: the embedded runtime has no device address space to reserve or "
                                 "map physical memory into (use aclrtMalloc)";
 static const char *const kKernel = "not supported: kernels compiled for the NPU cannot run on the CPU";
-
-static aclError unsupported(const char *func, const char *why)
-{
-    hg_set_error(func, "%s", why);
-    return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-}
-
-#define HG_UNSUPPORTED(name, why, params, uses) \
-    ACL_FUNC_VISIBILITY aclError name params   \
-    {                                          \
-        uses;                                  \
-        return unsupported(#name, why);        \
-    }
 
 HG_UNSUPPORTED(aclrtIpcMemGetExportKey, kIpc, (void *devPtr, size_t size, char *key, size_t len, uint64_t flags),
                (void)devPtr; (void)size; (void)key; (void)len; (void)flags)
