@@ -287,6 +287,15 @@ def collect(roots: list[Path], label: str, only: str | None = None) -> Side:
     return side
 
 
+def acl_functions(roots: list[Path]) -> set[str]:
+    """Every function a header under acl/ makes reachable (the runtime's API, not aclnn's)."""
+    out: set[str] = set()
+    for header in UMBRELLA:
+        if header.startswith("acl/") and any((r / header).is_file() for r in roots):
+            out |= set(collect(roots, "acl", header).functions)
+    return out
+
+
 def compare(cann: Side, ours: Side) -> tuple[list[str], dict[str, tuple[int, int]]]:
     diffs: list[str] = []
     stats: dict[str, tuple[int, int]] = {}
@@ -333,11 +342,16 @@ def main(argv: list[str] | None = None) -> int:
             diffs.append(f"header {header}: reaches {', '.join(lost[:8])}{' ...' if len(lost) > 8 else ''} in CANN, "
                          f"not in ours ({len(lost)} names)")
     stats["headers"] = (len(cann.headers), 0)
+    # the runtime's functions: what the acl/ headers declare (docs/runtime-coverage.md counts the same)
+    acl_ours = acl_functions([args.ours])
+    acl_cann = acl_functions(args.cann)
     for d in diffs:
         print(f"DIFF {d}")
     print(f"CANN headers: {', '.join(cann.headers)}")
     for kind, (n, only) in stats.items():
         print(f"{kind:10s} compared {n:4d}  (CANN only: {only})")
+    print(f"acl functions: {len(acl_ours)} declared by ours, {len(acl_cann)} by CANN "
+          f"({len(acl_cann - acl_ours)} CANN only)")
     print(f"{len(diffs)} difference(s)")
     return 1 if diffs else 0
 
