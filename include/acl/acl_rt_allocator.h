@@ -1,6 +1,6 @@
 /*
- * pyacl_hardgrad: function types of CANN's custom-allocator interface.  The embedded
- * runtime does not take external allocators, so only the types are declared.
+ * pyacl_hardgrad: CANN's external-allocator interface: the callback types, a description of
+ * an allocator and its registration for a stream.
  */
 #ifndef PYACL_HARDGRAD_ACL_ACL_RT_ALLOCATOR_H_
 #define PYACL_HARDGRAD_ACL_ACL_RT_ALLOCATOR_H_

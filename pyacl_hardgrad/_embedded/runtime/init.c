@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lifecycle.h"
 #include "rt_internal.h"
 
 hg_runtime hg_rt = {
@@ -17,6 +18,9 @@ hg_runtime hg_rt = {
     .contexts = {.tag = 3},
 };
 atomic_int hg_rt_live;
+/* aclInit's reference count (CANN's): 1 after aclInit, +1 per repeated aclInit, -1 per
+ * aclFinalizeReference (the last one finalizes), 0 after aclFinalize.  Guarded by life_mu. */
+static uint64_t init_refs;
 
 #define DEFAULT_MEMORY (32ull << 30)
 #define DEFAULT_SPIN_NS 50000ull
@@ -186,6 +190,43 @@ static aclError check_config(const char *path)
     return ACL_SUCCESS;
 }
 
+/* The configuration file's text (what init callbacks receive): "" without a file; NULL with
+ * the error set when it cannot be read. */
+static char *read_config(const char *path, size_t *len)
+{
+    *len = 0;
+    if (!path || !*path)
+        return calloc(1, 1);
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    for (;;) {
+        if (!f)
+            break;
+        if (*len + 4096 + 1 > cap) {
+            cap = 2 * cap + 4096 + 1;
+            char *bigger = realloc(text, cap);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+        }
+        size_t got = fread(text + *len, 1, cap - *len - 1, f);
+        *len += got;
+        if (got == 0) {
+            text[*len] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (!text)
+        hg_set_error("aclInit", "configPath (%s) cannot be read", path);
+    return text;
+}
+
 /* aclInit's INFO line: every setting read, the log's own included. */
 static void log_settings(const char *configPath)
 {
@@ -213,10 +254,20 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     hg_log_configure(); /* the log's settings are read here, as CANN reads its own at start */
     pthread_mutex_lock(&hg_rt.mu);
     aclError rc = ACL_SUCCESS;
+    char *config = NULL;
+    size_t config_len = 0;
     if (hg_rt.state == 1) {
         hg_set_error("aclInit", "the runtime is already initialised (repeat aclInit)");
         rc = ACL_ERROR_REPEAT_INITIALIZE;
+        ++init_refs;
     } else if ((rc = check_config(configPath)) == ACL_SUCCESS && (rc = read_environment()) == ACL_SUCCESS) {
+        /* the init callbacks run first, without the state lock (they may call the runtime) */
+        pthread_mutex_unlock(&hg_rt.mu);
+        config = read_config(configPath, &config_len);
+        rc = config ? hg_run_init_callbacks(config, config_len) : ACL_ERROR_INVALID_FILE;
+        pthread_mutex_lock(&hg_rt.mu);
+    }
+    if (rc == ACL_SUCCESS) {
         for (int i = 0; i < HG_MAX_DEVICES; ++i) {
             hg_rt.dev[i].refcount = 0;
             hg_rt.dev[i].default_stream = NULL;
@@ -227,16 +278,19 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
         hg_rt.state = 1;
         hg_rt.epoch++;
         atomic_store(&hg_rt_live, 1);
+        init_refs = 1;
         log_settings(configPath);
+        hg_lifecycle_initialised(config, config_len);
     }
     pthread_mutex_unlock(&hg_rt.mu);
     pthread_mutex_unlock(&hg_rt.life_mu);
+    free(config);
     return hg_rt_ret(rc);
 }
 
-ACL_FUNC_VISIBILITY aclError aclFinalize(void)
+/* aclFinalize's work, life_mu held. */
+static aclError finalize_locked(void)
 {
-    pthread_mutex_lock(&hg_rt.life_mu);
     pthread_mutex_lock(&hg_rt.mu);
     if (hg_rt.state != 1) {
         aclError rc;
@@ -248,9 +302,16 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
             rc = ACL_ERROR_REPEAT_FINALIZE;
         }
         pthread_mutex_unlock(&hg_rt.mu);
-        pthread_mutex_unlock(&hg_rt.life_mu);
         return hg_rt_ret(rc);
     }
+    /* the finalize callbacks run first, without the state lock; a failure stops aclFinalize */
+    pthread_mutex_unlock(&hg_rt.mu);
+    aclError cb_rc = hg_run_finalize_callbacks();
+    if (cb_rc != ACL_SUCCESS)
+        return cb_rc;
+    pthread_mutex_lock(&hg_rt.mu);
+    init_refs = 0;
+    hg_lifecycle_finalized();
     if (HG_CHECKING())
         hg_chk_finalize_begin();
     hg_stream *dead = NULL;
@@ -309,8 +370,34 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void)
            nevents);
     if (HG_CHECKING())
         hg_chk_finalize_end();
-    pthread_mutex_unlock(&hg_rt.life_mu);
     return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&hg_rt.life_mu);
+    aclError rc = finalize_locked();
+    pthread_mutex_unlock(&hg_rt.life_mu);
+    return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount)
+{
+    pthread_mutex_lock(&hg_rt.life_mu);
+    aclError rc = ACL_SUCCESS;
+    if (init_refs > 1) {
+        --init_refs;
+    } else if (init_refs == 0) {
+        hg_set_error("aclFinalizeReference", "no aclInit reference is left (aclFinalizeReference repeated, or "
+                                             "called without aclInit)");
+        rc = ACL_ERROR_REPEAT_FINALIZE;
+    } else {
+        rc = finalize_locked();
+    }
+    if (refCount)
+        *refCount = init_refs;
+    pthread_mutex_unlock(&hg_rt.life_mu);
+    return rc;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)

@@ -142,6 +142,9 @@ typedef struct hg_stream {
     uint32_t priority;          /* 0 (highest) .. 7 */
     uint64_t failure_mode;      /* ACL_CONTINUE_ON_FAILURE / ACL_STOP_ON_FAILURE */
     bool failure_mode_set;
+    uint32_t overflow_switch;   /* aclrtSetStreamOverflowSwitch: its tasks record float overflow */
+    uint32_t user_tag;          /* ACL_STREAM_ATTR_USER_CUSTOM_TAG */
+    uint32_t cache_op_info;     /* ACL_STREAM_ATTR_CACHE_OP_INFO */
     struct hg_subscriber *report; /* aclrtSubscribeReport thread; guarded by callback.c's lock */
     bool solo;                  /* the worker may run on one CPU only: it never busy-spins */
 

@@ -10,8 +10,8 @@
 #include "acl/acl_tdt_queue.h"
 #include "unsupported.h"
 
-static const char *const kKernel = "not supported: kernels and binaries compiled for the NPU (Ascend C) cannot be loaded or "
-                                   "launched on the CPU";
+static const char *const kKernel = "not supported: kernels and binaries compiled for the NPU (Ascend C), and the stack and "
+                                   "printf limits of such kernels, cannot be loaded, launched or applied on the CPU";
 static const char *const kModel = "not supported: model run instances, labels and stream switching capture tasks into a model "
                                   "that the NPU's task scheduler replays; the embedded runtime runs each task as it is "
                                   "launched";
@@ -128,6 +128,10 @@ HG_UNSUPPORTED(aclrtFunctionGetParamInfo, kKernel, (const void *func, size_t par
                (void)func; (void)paramIndex; (void)paramOffset; (void)paramSize)
 HG_UNSUPPORTED(aclrtFunctionGetAvailDynUbufPerBlock, kKernel, (void *func, uint32_t flags, size_t *dynamicUbufSize),
                (void)func; (void)flags; (void)dynamicUbufSize)
+HG_UNSUPPORTED(aclrtDeviceSetLimit, kKernel, (aclrtDeviceLimit limit, size_t value),
+               (void)limit; (void)value)
+HG_UNSUPPORTED(aclrtDeviceGetLimit, kKernel, (aclrtDeviceLimit limit, size_t *value),
+               (void)limit; (void)value)
 
 /* ---------------------------------------------------------------- Model */
 HG_UNSUPPORTED(aclmdlRITaskGetParams, kModel, (aclmdlRITask task, aclmdlRITaskParams *params),
@@ -586,38 +590,6 @@ HG_UNSUPPORTED(aclrtCacheLastTaskExtendInfo, kExcInfo, (const char * const exten
                (void)extendInfoPtr; (void)infoSize)
 
 /* ---------------------------------------------------------------- Todo */
-HG_UNSUPPORTED_VALUE(aclrtAllocatorDesc, aclrtAllocatorCreateDesc, kTodo, NULL, (void),
-               (void)0)
-HG_UNSUPPORTED(aclrtAllocatorDestroyDesc, kTodo, (aclrtAllocatorDesc allocatorDesc),
-               (void)allocatorDesc)
-HG_UNSUPPORTED(aclrtAllocatorSetObjToDesc, kTodo, (aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator),
-               (void)allocatorDesc; (void)allocator)
-HG_UNSUPPORTED(aclrtAllocatorSetAllocFuncToDesc, kTodo, (aclrtAllocatorDesc allocatorDesc, aclrtAllocatorAllocFunc func),
-               (void)allocatorDesc; (void)func)
-HG_UNSUPPORTED(aclrtAllocatorSetFreeFuncToDesc, kTodo, (aclrtAllocatorDesc allocatorDesc, aclrtAllocatorFreeFunc func),
-               (void)allocatorDesc; (void)func)
-HG_UNSUPPORTED(aclrtAllocatorSetAllocAdviseFuncToDesc, kTodo, (aclrtAllocatorDesc allocatorDesc, aclrtAllocatorAllocAdviseFunc func),
-               (void)allocatorDesc; (void)func)
-HG_UNSUPPORTED(aclrtAllocatorSetGetAddrFromBlockFuncToDesc, kTodo, (aclrtAllocatorDesc allocatorDesc, aclrtAllocatorGetAddrFromBlockFunc func),
-               (void)allocatorDesc; (void)func)
-HG_UNSUPPORTED(aclrtAllocatorRegister, kTodo, (aclrtStream stream, aclrtAllocatorDesc allocatorDesc),
-               (void)stream; (void)allocatorDesc)
-HG_UNSUPPORTED(aclrtAllocatorGetByStream, kTodo, (aclrtStream stream, aclrtAllocatorDesc *allocatorDesc, aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc, aclrtAllocatorFreeFunc *freeFunc, aclrtAllocatorAllocAdviseFunc *allocAdviseFunc, aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc),
-               (void)stream; (void)allocatorDesc; (void)allocator; (void)allocFunc; (void)freeFunc; (void)allocAdviseFunc; (void)getAddrFromBlockFunc)
-HG_UNSUPPORTED(aclrtAllocatorUnregister, kTodo, (aclrtStream stream),
-               (void)stream)
-HG_UNSUPPORTED(aclFinalizeReference, kTodo, (uint64_t *refCount),
-               (void)refCount)
-HG_UNSUPPORTED(aclrtGetSysParamOpt, kTodo, (aclSysParamOpt opt, int64_t *value),
-               (void)opt; (void)value)
-HG_UNSUPPORTED(aclrtSetSysParamOpt, kTodo, (aclSysParamOpt opt, int64_t value),
-               (void)opt; (void)value)
-HG_UNSUPPORTED(aclrtSetTsDevice, kTodo, (aclrtTsId tsId),
-               (void)tsId)
-HG_UNSUPPORTED(aclrtMallocWithCfg, kTodo, (void **devPtr, size_t size, aclrtMemMallocPolicy policy, aclrtMallocConfig *cfg),
-               (void)devPtr; (void)size; (void)policy; (void)cfg)
-HG_UNSUPPORTED(aclrtMallocHostWithCfg, kTodo, (void **ptr, uint64_t size, aclrtMallocConfig *cfg),
-               (void)ptr; (void)size; (void)cfg)
 HG_UNSUPPORTED(aclrtPointerGetAttributes, kTodo, (const void *ptr, aclrtPtrAttributes *attributes),
                (void)ptr; (void)attributes)
 HG_UNSUPPORTED(aclrtStreamWaitEventWithFlag, kTodo, (aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag),
@@ -626,46 +598,12 @@ HG_UNSUPPORTED(aclrtStreamWaitEventWithTimeout, kTodo, (aclrtStream stream, aclr
                (void)stream; (void)event; (void)timeout)
 HG_UNSUPPORTED(aclrtGetMemUsageInfo, kTodo, (int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum, size_t *outputNum),
                (void)deviceId; (void)memUsageInfo; (void)inputNum; (void)outputNum)
-HG_UNSUPPORTED(aclrtSetOpWaitTimeout, kTodo, (uint32_t timeout),
-               (void)timeout)
-HG_UNSUPPORTED(aclrtSetOpExecuteTimeOut, kTodo, (uint32_t timeout),
-               (void)timeout)
-HG_UNSUPPORTED(aclrtSetOpExecuteTimeOutWithMs, kTodo, (uint32_t timeout),
-               (void)timeout)
-HG_UNSUPPORTED(aclrtSetOpExecuteTimeOutV2, kTodo, (uint64_t timeout, uint64_t *actualTimeout),
-               (void)timeout; (void)actualTimeout)
-HG_UNSUPPORTED(aclrtGetOpTimeOutInterval, kTodo, (uint64_t *interval),
-               (void)interval)
-HG_UNSUPPORTED(aclrtSetStreamOverflowSwitch, kTodo, (aclrtStream stream, uint32_t flag),
-               (void)stream; (void)flag)
-HG_UNSUPPORTED(aclrtGetStreamOverflowSwitch, kTodo, (aclrtStream stream, uint32_t *flag),
-               (void)stream; (void)flag)
-HG_UNSUPPORTED(aclrtSetDeviceSatMode, kTodo, (aclrtFloatOverflowMode mode),
-               (void)mode)
-HG_UNSUPPORTED(aclrtGetDeviceSatMode, kTodo, (aclrtFloatOverflowMode *mode),
-               (void)mode)
-HG_UNSUPPORTED(aclrtGetOverflowStatus, kTodo, (void *outputAddr, size_t outputSize, aclrtStream stream),
-               (void)outputAddr; (void)outputSize; (void)stream)
-HG_UNSUPPORTED(aclrtResetOverflowStatus, kTodo, (aclrtStream stream),
-               (void)stream)
-HG_UNSUPPORTED(aclrtDeviceGetBareTgid, kTodo, (int32_t *pid),
-               (void)pid)
-HG_UNSUPPORTED(aclrtSetStreamAttribute, kTodo, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value),
-               (void)stream; (void)stmAttrType; (void)value)
-HG_UNSUPPORTED(aclrtGetStreamAttribute, kTodo, (aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue *value),
-               (void)stream; (void)stmAttrType; (void)value)
 HG_UNSUPPORTED(aclrtDeviceGetUuid, kTodo, (int32_t deviceId, aclrtUuid *uuid),
                (void)deviceId; (void)uuid)
-HG_UNSUPPORTED(aclrtDeviceSetLimit, kTodo, (aclrtDeviceLimit limit, size_t value),
-               (void)limit; (void)value)
-HG_UNSUPPORTED(aclrtDeviceGetLimit, kTodo, (aclrtDeviceLimit limit, size_t *value),
-               (void)limit; (void)value)
 HG_UNSUPPORTED(aclrtDeviceGetHostAtomicCapabilities, kTodo, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t deviceId),
                (void)capabilities; (void)operations; (void)count; (void)deviceId)
 HG_UNSUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, kTodo, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId),
                (void)capabilities; (void)operations; (void)count; (void)srcDeviceId; (void)dstDeviceId)
-HG_UNSUPPORTED(aclrtReduceAsync, kTodo, (void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type, aclrtStream stream, void *reserve),
-               (void)dst; (void)src; (void)count; (void)kind; (void)type; (void)stream; (void)reserve)
 HG_UNSUPPORTED(aclrtGetStreamResLimit, kTodo, (aclrtStream stream, aclrtDevResLimitType type, uint32_t *value),
                (void)stream; (void)type; (void)value)
 HG_UNSUPPORTED(aclrtSetStreamResLimit, kTodo, (aclrtStream stream, aclrtDevResLimitType type, uint32_t value),
@@ -686,42 +624,12 @@ HG_UNSUPPORTED(aclrtMemcpyBatchAsync, kTodo, (void **dsts, size_t *destMaxs, voi
                (void)dsts; (void)destMaxs; (void)srcs; (void)sizes; (void)numBatches; (void)attrs; (void)attrsIndexes; (void)numAttrs; (void)failIndex; (void)stream)
 HG_UNSUPPORTED(aclrtMemcpyBatchAsyncV2, kTodo, (void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, aclrtStream stream),
                (void)dsts; (void)destMaxs; (void)srcs; (void)sizes; (void)numBatches; (void)attrs; (void)attrsIndexes; (void)numAttrs; (void)stream)
-HG_UNSUPPORTED(aclInitCallbackRegister, kTodo, (aclRegisterCallbackType type, aclInitCallbackFunc cbFunc, void *userData),
-               (void)type; (void)cbFunc; (void)userData)
-HG_UNSUPPORTED(aclInitCallbackUnRegister, kTodo, (aclRegisterCallbackType type, aclInitCallbackFunc cbFunc),
-               (void)type; (void)cbFunc)
-HG_UNSUPPORTED(aclFinalizeCallbackRegister, kTodo, (aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc, void *userData),
-               (void)type; (void)cbFunc; (void)userData)
-HG_UNSUPPORTED(aclFinalizeCallbackUnRegister, kTodo, (aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc),
-               (void)type; (void)cbFunc)
 HG_UNSUPPORTED(aclrtCheckMemType, kTodo, (void **addrList, uint32_t size, uint32_t memType, uint32_t *checkResult, uint32_t reserve),
                (void)addrList; (void)size; (void)memType; (void)checkResult; (void)reserve)
-HG_UNSUPPORTED(aclrtGetLogicDevIdByUserDevId, kTodo, (const int32_t userDevid, int32_t * const logicDevId),
-               (void)userDevid; (void)logicDevId)
-HG_UNSUPPORTED(aclrtGetUserDevIdByLogicDevId, kTodo, (const int32_t logicDevId, int32_t * const userDevid),
-               (void)logicDevId; (void)userDevid)
-HG_UNSUPPORTED(aclrtGetLogicDevIdByPhyDevId, kTodo, (const int32_t phyDevId, int32_t * const logicDevId),
-               (void)phyDevId; (void)logicDevId)
-HG_UNSUPPORTED(aclrtGetPhyDevIdByLogicDevId, kTodo, (const int32_t logicDevId, int32_t * const phyDevId),
-               (void)logicDevId; (void)phyDevId)
-HG_UNSUPPORTED(aclrtGetUserDevIdByPhyDevId, kTodo, (const int32_t phyDevId, int32_t * const userDevId),
-               (void)phyDevId; (void)userDevId)
-HG_UNSUPPORTED(aclrtGetPhyDevIdByUserDevId, kTodo, (const int32_t userDevId, int32_t * const phyDevId),
-               (void)userDevId; (void)phyDevId)
-HG_UNSUPPORTED(aclrtGetFloatOverflowStatus, kTodo, (void *outputAddr, uint64_t outputSize, aclrtStream stream),
-               (void)outputAddr; (void)outputSize; (void)stream)
-HG_UNSUPPORTED(aclrtResetFloatOverflowStatus, kTodo, (aclrtStream stream),
-               (void)stream)
-HG_UNSUPPORTED(aclrtNpuGetFloatOverFlowStatus, kTodo, (void *outputAddr, uint64_t outputSize, uint32_t checkMode, aclrtStream stream),
-               (void)outputAddr; (void)outputSize; (void)checkMode; (void)stream)
-HG_UNSUPPORTED(aclrtNpuClearFloatOverFlowStatus, kTodo, (uint32_t checkMode, aclrtStream stream),
-               (void)checkMode; (void)stream)
 HG_UNSUPPORTED(aclrtRegStreamStateCallback, kTodo, (const char *regName, aclrtStreamStateCallback callback, void *args),
                (void)regName; (void)callback; (void)args)
 HG_UNSUPPORTED(aclrtRegDeviceStateCallback, kTodo, (const char *regName, aclrtDeviceStateCallback callback, void *args),
                (void)regName; (void)callback; (void)args)
-HG_UNSUPPORTED(aclrtGetOpExecuteTimeout, kTodo, (uint32_t * const timeoutMs),
-               (void)timeoutMs)
 HG_UNSUPPORTED(aclrtMemPoolCreate, kTodo, (aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps),
                (void)memPool; (void)poolProps)
 HG_UNSUPPORTED(aclrtMemPoolDestroy, kTodo, (const aclrtMemPool memPool),
