@@ -53,7 +53,7 @@ def test_surface_table_matches_program(cprog: Any, surface_exe: Path) -> None:
 
 @pytest.mark.parametrize("name", list(CHECKS))
 def test_runtime_surface(cprog: Any, surface_exe: Path, name: str) -> None:
-    run_named(cprog, surface_exe, name, CHECKS[name])
+    run_named(cprog, surface_exe, name, CHECKS[name])  # type: ignore[no-untyped-call]  # (untyped helper)
 
 
 def _operands(name: str, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,15 +85,18 @@ def _unpack_int4(p: np.ndarray) -> np.ndarray:
 
 def _expected(kind: int, name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if name == "int4":
-        r = (a.astype(np.int16) + b) if kind == SUM else (np.maximum(a, b) if kind == MAX else np.minimum(a, b))
+        r: np.ndarray = (a.astype(np.int16) + b) if kind == SUM else (np.maximum(a, b) if kind == MAX
+                                                                     else np.minimum(a, b))
         return ((r.astype(np.int16) + 8) % 16 - 8).astype(np.int8)  # sums wrap in 4 bits
     if kind == SUM:
         with np.errstate(over="ignore"):
             if np.issubdtype(a.dtype, np.integer):
-                return a + b  # numpy integer addition wraps
+                wrapped: np.ndarray = a + b  # numpy integer addition wraps
+                return wrapped
             return (a.astype(np.float32) + b.astype(np.float32)).astype(a.dtype)
     if np.issubdtype(a.dtype, np.integer):
-        return np.maximum(a, b) if kind == MAX else np.minimum(a, b)
+        extreme: np.ndarray = np.maximum(a, b) if kind == MAX else np.minimum(a, b)
+        return extreme
     # a NaN operand gives NaN (dst's first); equal operands (0 and -0) give dst's
     fa, fb = a.astype(np.float32), b.astype(np.float32)
     pick_a = (fa >= fb) if kind == MAX else (fa <= fb)
