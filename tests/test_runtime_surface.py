@@ -1,7 +1,8 @@
 """The runtime calls beyond the basics that the embedded runtime implements, one pytest case per
 check of tests/c/runtime_surface.c (init / finalize callbacks, aclFinalizeReference, saturation
 mode and overflow status, stream attributes, timeouts, process parameters and device ids,
-external allocators, aclrtReduceAsync's arguments and ordering), and aclrtReduceAsync's
+external allocators, aclrtReduceAsync's arguments and ordering, pointer attributes, device
+uuids, event waits with a timeout or flag), and aclrtReduceAsync's
 numerics: every reduce kind CANN supports (SUM, MAX, MIN) on every data type it documents,
 computed on the device and compared with numpy."""
 from __future__ import annotations
@@ -23,6 +24,7 @@ CHECKS: dict[str, dict[str, str]] = {
     "timeouts_params_ids": {"PYACL_HARDGRAD_DEVICE_COUNT": "2"},
     "allocator_registry": {},
     "reduce_arguments_and_order": {},
+    "pointers_uuid_waits": {"PYACL_HARDGRAD_DEVICE_COUNT": "2"},
 }
 
 SUM, MAX, MIN = 10, 11, 12

@@ -539,6 +539,71 @@ static void check_reduce_arguments_and_order(void)
     teardown_all_freed();
 }
 
+/* ------------------------------------------------------------------ pointers, uuids, stream waits */
+
+static void check_pointers_uuid_waits(void)
+{
+    setup();
+    void *dev, *host;
+    int plain = 0;
+    EXPECT(aclrtMalloc(&dev, 128, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT(aclrtMallocHost(&host, 128), ACL_SUCCESS);
+    aclrtPtrAttributes a;
+    EXPECT(aclrtPointerGetAttributes((char *)dev + 5, &a), ACL_SUCCESS);
+    EXPECT(a.location.type, ACL_MEM_LOCATION_TYPE_DEVICE);
+    EXPECT(a.location.id, 0);
+    EXPECT_TRUE(a.pageSize >= 4096);
+    EXPECT(aclrtPointerGetAttributes(host, &a), ACL_SUCCESS);
+    EXPECT(a.location.type, ACL_MEM_LOCATION_TYPE_HOST);
+    EXPECT(aclrtPointerGetAttributes(&plain, &a), ACL_SUCCESS);
+    EXPECT(a.location.type, ACL_MEM_LOCATION_TYPE_UNREGISTERED);
+    EXPECT(aclrtPointerGetAttributes(NULL, &a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFree(dev), ACL_SUCCESS);
+    EXPECT(aclrtFreeHost(host), ACL_SUCCESS);
+
+    aclrtUuid u0, u1, again;
+    EXPECT(aclrtDeviceGetUuid(0, &u0), ACL_SUCCESS);
+    EXPECT(aclrtDeviceGetUuid(1, &u1), ACL_SUCCESS);
+    EXPECT(aclrtDeviceGetUuid(0, &again), ACL_SUCCESS);
+    EXPECT(memcmp(u0.bytes, again.bytes, 16), 0);
+    EXPECT_TRUE(memcmp(u0.bytes, u1.bytes, 16) != 0);
+    EXPECT(aclrtDeviceGetUuid(2, &u0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtDeviceGetUuid(0, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* waits with a timeout or flag order the streams as aclrtStreamWaitEvent does */
+    aclrtStream a_s, b_s;
+    aclrtEvent ev;
+    EXPECT(aclrtCreateStream(&a_s), ACL_SUCCESS);
+    EXPECT(aclrtCreateStream(&b_s), ACL_SUCCESS);
+    EXPECT(aclrtCreateEvent(&ev), ACL_SUCCESS);
+    int32_t *d;
+    EXPECT(aclrtMalloc((void **)&d, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT(aclrtMemset(d, 8, 0, 8), ACL_SUCCESS);
+    int32_t ones[2] = {1, 1};
+    close_gate();
+    EXPECT(hg_stream_submit(a_s, "gate", gate_task, NULL), ACL_SUCCESS);
+    EXPECT(aclrtMemcpyAsync(d, 8, ones, 8, ACL_MEMCPY_HOST_TO_DEVICE, a_s), ACL_SUCCESS);
+    EXPECT(aclrtRecordEvent(ev, a_s), ACL_SUCCESS);
+    EXPECT(aclrtStreamWaitEventWithTimeout(b_s, ev, 1000), ACL_SUCCESS);
+    EXPECT(aclrtStreamWaitEventWithFlag(b_s, ev, 0, ACL_EVENT_WAIT_DEFAULT), ACL_SUCCESS);
+    EXPECT(aclrtReduceAsync(d, d + 1, 4, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_INT32, b_s, NULL), ACL_SUCCESS);
+    sleep_ms(20);
+    open_gate();
+    EXPECT(aclrtSynchronizeStream(b_s), ACL_SUCCESS);
+    int32_t got[2];
+    EXPECT(aclrtMemcpy(got, 8, d, 8, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT(got[0], 2); /* the reduce ran after the copy it waited for */
+    EXPECT(aclrtStreamWaitEventWithFlag(b_s, ev, 5, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtStreamWaitEventWithFlag(b_s, ev, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_MSG("aclrtStreamWaitEventWithFlag", "external events");
+    EXPECT(aclrtStreamWaitEventWithFlag(b_s, ev, 0, 7), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtFree(d), ACL_SUCCESS);
+    EXPECT(aclrtDestroyEvent(ev), ACL_SUCCESS);
+    EXPECT(aclrtDestroyStream(a_s), ACL_SUCCESS);
+    EXPECT(aclrtDestroyStream(b_s), ACL_SUCCESS);
+    teardown_all_freed();
+}
+
 /* `reduce <kind> <type> <bytes> <in> <out>`: in holds dst then src, `bytes` each. */
 static int run_reduce_file(char **argv)
 {
@@ -579,6 +644,7 @@ static const named_check CHECKS[] = {
     {"timeouts_params_ids", check_timeouts_params_ids},
     {"allocator_registry", check_allocator_registry},
     {"reduce_arguments_and_order", check_reduce_arguments_and_order},
+    {"pointers_uuid_waits", check_pointers_uuid_waits},
 };
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "device_ext.h"
+#include "pyacl_hardgrad/embedded.h"
 #include "rt_internal.h"
 
 #define HG_OVERFLOW_STATUS_BYTES 64u
@@ -535,4 +536,82 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, a
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
     return aclrtMallocHost(ptr, (size_t)size);
+}
+
+/* ------------------------------------------------------------------ pointers, ids, stream waits */
+
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{
+    const char *func = "aclrtPointerGetAttributes";
+    if (!ptr || !attributes) {
+        hg_set_error(func, "%s is NULL", !ptr ? "ptr" : "attributes");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    hgAllocation info;
+    aclError rc = hgQueryAllocation(ptr, &info);
+    if (rc)
+        return rc;
+    memset(attributes, 0, sizeof *attributes);
+    if (info.kind == HG_MEMORY_DEVICE) {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        attributes->location.id = (uint32_t)info.deviceId;
+    } else {
+        /* aclrtMallocHost memory is the runtime's pinned host memory; anything else is plain */
+        attributes->location.type =
+            info.kind == HG_MEMORY_HOST ? ACL_MEM_LOCATION_TYPE_HOST : ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    attributes->pageSize = page > 0 ? (uint32_t)page : 4096u;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
+{
+    const char *func = "aclrtDeviceGetUuid";
+    if (!uuid) {
+        hg_set_error(func, "uuid is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    int count = 0;
+    aclError rc = hg_read_device_count(func, &count);
+    if (rc)
+        return hg_rt_ret(rc);
+    if (deviceId < 0 || deviceId >= count) {
+        hg_set_error(func, "deviceId (%d) is out of range [0, %d)", (int)deviceId, count);
+        return hg_rt_ret(ACL_ERROR_RT_INVALID_DEVICEID);
+    }
+    /* stable per device and distinct between devices: a fixed prefix and the device id */
+    static const char prefix[12] = {'p', 'y', 'a', 'c', 'l', '-', 'h', 'g', '-', 'd', 'e', 'v'};
+    memcpy(uuid->bytes, prefix, sizeof prefix);
+    uint32_t id = (uint32_t)deviceId;
+    for (int i = 0; i < 4; ++i)
+        uuid->bytes[12 + i] = (char)((id >> (24 - 8 * i)) & 0xffu);
+    return ACL_SUCCESS;
+}
+
+/* The embedded devices' event waits take no time limit (as CANN's runtime on the chips whose
+ * stream waits ignore it): the wait is aclrtStreamWaitEvent's. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    (void)timeout;
+    return aclrtStreamWaitEvent(stream, event);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
+                                                          uint32_t flag)
+{
+    const char *func = "aclrtStreamWaitEventWithFlag";
+    if (flag == ACL_EVENT_WAIT_DEFAULT)
+        return aclrtStreamWaitEvent(stream, event);
+    if (flag == ACL_EVENT_WAIT_EXTERNAL) {
+        if (timeout != 0) {
+            hg_set_error(func, "timeout (%u) must be 0 with ACL_EVENT_WAIT_EXTERNAL", (unsigned)timeout);
+            return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
+        }
+        hg_set_error(func, "not supported: external events are recorded by other processes or devices (IPC), "
+                           "which the embedded runtime does not share events with");
+        return hg_rt_ret(ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    }
+    hg_set_error(func, "flag (%u) is not ACL_EVENT_WAIT_DEFAULT (0) or ACL_EVENT_WAIT_EXTERNAL (1)", (unsigned)flag);
+    return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
 }

@@ -590,16 +590,8 @@ HG_UNSUPPORTED(aclrtCacheLastTaskExtendInfo, kExcInfo, (const char * const exten
                (void)extendInfoPtr; (void)infoSize)
 
 /* ---------------------------------------------------------------- Todo */
-HG_UNSUPPORTED(aclrtPointerGetAttributes, kTodo, (const void *ptr, aclrtPtrAttributes *attributes),
-               (void)ptr; (void)attributes)
-HG_UNSUPPORTED(aclrtStreamWaitEventWithFlag, kTodo, (aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag),
-               (void)stream; (void)event; (void)timeout; (void)flag)
-HG_UNSUPPORTED(aclrtStreamWaitEventWithTimeout, kTodo, (aclrtStream stream, aclrtEvent event, int32_t timeout),
-               (void)stream; (void)event; (void)timeout)
 HG_UNSUPPORTED(aclrtGetMemUsageInfo, kTodo, (int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum, size_t *outputNum),
                (void)deviceId; (void)memUsageInfo; (void)inputNum; (void)outputNum)
-HG_UNSUPPORTED(aclrtDeviceGetUuid, kTodo, (int32_t deviceId, aclrtUuid *uuid),
-               (void)deviceId; (void)uuid)
 HG_UNSUPPORTED(aclrtDeviceGetHostAtomicCapabilities, kTodo, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t deviceId),
                (void)capabilities; (void)operations; (void)count; (void)deviceId)
 HG_UNSUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, kTodo, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId),
