@@ -7,6 +7,7 @@ numerics: every reduce kind CANN supports (SUM, MAX, MIN) on every data type it 
 computed on the device and compared with numpy."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,14 @@ def test_reduce_async_matches_numpy(cprog: Any, surface_exe: Path, tmp_path: Pat
         assert nan_want.sum() > 0 or kind != SUM
         assert got[~nan_want].tobytes() == want[~nan_want].tobytes(), \
             np.nonzero(got[~nan_want].view(np.uint8) != want[~nan_want].view(np.uint8))
+
+
+def test_checking_mode_sees_reduce_async_accesses(cprog: Any, surface_exe: Path) -> None:
+    """The reduce is a stream task with dst and src accesses like a copy's: reading dst before the
+    stream is synchronized, and a range past the allocation's end, are findings."""
+    proc = cprog.run(surface_exe, "reduce_arguments_and_order", env={"PYACL_HARDGRAD_CHECK": "1"})
+    out = proc.stdout + proc.stderr
+    assert "PASS reduce_arguments_and_order" in out
+    assert "out-of-bounds: aclrtReduceAsync: dst reaches bytes [32, 96)" in out
+    assert re.search(r"use-before-sync: aclrtMemcpy reads source .* that aclrtReduceAsync \(call \d+\) queued", out)
+    assert "ERROR SUMMARY: 2 error(s)" in out
