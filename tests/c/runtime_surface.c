@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acl/acl_rt_memory_soma.h"
 #include "runtime_harness.h"
 
 /* ------------------------------------------------------------------ init / finalize callbacks */
@@ -604,6 +605,80 @@ static void check_pointers_uuid_waits(void)
     teardown_all_freed();
 }
 
+/* ------------------------------------------------------------------ memory pools */
+
+static void check_memory_pools(void)
+{
+    setup();
+    aclrtMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    props.maxSize = 1024;
+    aclrtMemPool pool = NULL;
+    EXPECT(aclrtMemPoolCreate(NULL, &props), ACL_ERROR_INVALID_PARAM);
+    props.location.type = ACL_MEM_LOCATION_TYPE_HOST;
+    EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtMemPoolCreate", "poolProps->location.type");
+    props.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    props.reserved[3] = 1;
+    EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_ERROR_INVALID_PARAM);
+    props.reserved[3] = 0;
+    EXPECT(aclrtMemPoolCreate(&pool, &props), ACL_SUCCESS);
+
+    aclrtStream s;
+    EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
+    void *a = NULL, *b = NULL, *c = NULL;
+    EXPECT(aclrtMemPoolMallocAsync(&a, 600, pool, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemPoolMallocAsync(&a, 0, pool, s), ACL_SUCCESS);
+    EXPECT_TRUE(a == NULL);
+    EXPECT(aclrtMemPoolMallocAsync(&a, 600, pool, s), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolMallocAsync(&b, 300, pool, s), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolMallocAsync(&c, 200, pool, s), ACL_ERROR_RT_MEMORY_ALLOCATION); /* past maxSize */
+    EXPECT_MSG("aclrtMemPoolMallocAsync", "maxSize");
+    uint64_t v = 0;
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT, &v), ACL_SUCCESS);
+    EXPECT(v, 900);
+    /* stream-ordered use: the memory is device memory the stream's work may use */
+    EXPECT(aclrtMemsetAsync(a, 600, 3, 600, s), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolFreeAsync(a, s), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolFreeAsync(a, s), ACL_ERROR_RT_PARAM_INVALID); /* once only */
+    EXPECT_MSG("aclrtMemPoolFreeAsync", "not allocated from a memory pool");
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT, &v), ACL_SUCCESS);
+    EXPECT(v, 300);
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &v), ACL_SUCCESS);
+    EXPECT(v, 900);
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT, &v), ACL_SUCCESS);
+    EXPECT(v, 300);
+    v = 5;
+    EXPECT(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &v), ACL_ERROR_RT_PARAM_INVALID);
+    v = 0;
+    EXPECT(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &v), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH, &v), ACL_SUCCESS);
+    EXPECT(v, 300);
+    EXPECT(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT, &v), ACL_ERROR_RT_PARAM_INVALID);
+    v = 1 << 20;
+    EXPECT(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, &v), ACL_SUCCESS);
+    v = 0;
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD, &v), ACL_SUCCESS);
+    EXPECT(v, 1 << 20);
+    int32_t on = 1;
+    EXPECT(aclrtMemPoolSetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &on), ACL_SUCCESS);
+    on = 0;
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC, &on), ACL_SUCCESS);
+    EXPECT(on, 1);
+    EXPECT(aclrtMemPoolGetAttr(pool, (aclrtMemPoolAttr)9, &v), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemPoolGetAttr(pool, ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemPoolTrimTo(pool, 0), ACL_SUCCESS);
+    /* b is still out: it goes with the pool */
+    EXPECT(aclrtMemPoolDestroy(pool), ACL_SUCCESS);
+    EXPECT(aclrtMemPoolDestroy(pool), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemPoolTrimTo(pool, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
+    teardown_all_freed();
+}
+
 /* `reduce <kind> <type> <bytes> <in> <out>`: in holds dst then src, `bytes` each. */
 static int run_reduce_file(char **argv)
 {
@@ -645,6 +720,7 @@ static const named_check CHECKS[] = {
     {"allocator_registry", check_allocator_registry},
     {"reduce_arguments_and_order", check_reduce_arguments_and_order},
     {"pointers_uuid_waits", check_pointers_uuid_waits},
+    {"memory_pools", check_memory_pools},
 };
 
 int main(int argc, char **argv)

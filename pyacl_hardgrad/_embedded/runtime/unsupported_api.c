@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "acl/acl_dump.h"
-#include "acl/acl_rt_memory_soma.h"
 #include "acl/acl_tdt.h"
 #include "acl/acl_tdt_queue.h"
 #include "unsupported.h"
@@ -622,17 +621,3 @@ HG_UNSUPPORTED(aclrtRegStreamStateCallback, kTodo, (const char *regName, aclrtSt
                (void)regName; (void)callback; (void)args)
 HG_UNSUPPORTED(aclrtRegDeviceStateCallback, kTodo, (const char *regName, aclrtDeviceStateCallback callback, void *args),
                (void)regName; (void)callback; (void)args)
-HG_UNSUPPORTED(aclrtMemPoolCreate, kTodo, (aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps),
-               (void)memPool; (void)poolProps)
-HG_UNSUPPORTED(aclrtMemPoolDestroy, kTodo, (const aclrtMemPool memPool),
-               (void)memPool)
-HG_UNSUPPORTED(aclrtMemPoolSetAttr, kTodo, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value),
-               (void)memPool; (void)attr; (void)value)
-HG_UNSUPPORTED(aclrtMemPoolGetAttr, kTodo, (aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value),
-               (void)memPool; (void)attr; (void)value)
-HG_UNSUPPORTED(aclrtMemPoolMallocAsync, kTodo, (void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream),
-               (void)ptr; (void)size; (void)memPool; (void)stream)
-HG_UNSUPPORTED(aclrtMemPoolFreeAsync, kTodo, (void *ptr, aclrtStream stream),
-               (void)ptr; (void)stream)
-HG_UNSUPPORTED(aclrtMemPoolTrimTo, kTodo, (aclrtMemPool memPool, size_t minBytesToKeep),
-               (void)memPool; (void)minBytesToKeep)
