@@ -2,7 +2,8 @@
 check of tests/c/runtime_surface.c (init / finalize callbacks, aclFinalizeReference, saturation
 mode and overflow status, stream attributes, timeouts, process parameters and device ids,
 external allocators, aclrtReduceAsync's arguments and ordering, pointer attributes, device
-uuids, event waits with a timeout or flag, stream-ordered memory pools), and aclrtReduceAsync's
+uuids, event waits with a timeout or flag, stream-ordered memory pools,
+stream resource limits), and aclrtReduceAsync's
 numerics: every reduce kind CANN supports (SUM, MAX, MIN) on every data type it documents,
 computed on the device and compared with numpy."""
 from __future__ import annotations
@@ -27,6 +28,7 @@ CHECKS: dict[str, dict[str, str]] = {
     "reduce_arguments_and_order": {},
     "pointers_uuid_waits": {"PYACL_HARDGRAD_DEVICE_COUNT": "2"},
     "memory_pools": {},
+    "stream_res_limits": {},
 }
 
 SUM, MAX, MIN = 10, 11, 12

@@ -679,6 +679,48 @@ static void check_memory_pools(void)
     teardown_all_freed();
 }
 
+/* ------------------------------------------------------------------ stream resource limits */
+
+static void check_stream_res_limits(void)
+{
+    setup();
+    aclrtStream s;
+    EXPECT(aclrtCreateStream(&s), ACL_SUCCESS);
+    uint32_t dev_cube = 0, v = 0;
+    EXPECT(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &dev_cube), ACL_SUCCESS);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, dev_cube); /* the device's until set */
+    EXPECT(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 4), ACL_SUCCESS);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, 4);
+    EXPECT(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, dev_cube + 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_MSG("aclrtSetStreamResLimit", "out of range");
+    EXPECT(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSetStreamResLimit(s, (aclrtDevResLimitType)7, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* a thread using the stream's resources sees its limits */
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, dev_cube);
+    EXPECT(aclrtUseStreamResInCurrentThread(s), ACL_SUCCESS);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, 4);
+    EXPECT(aclrtUnuseStreamResInCurrentThread(s), ACL_SUCCESS);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, dev_cube);
+    EXPECT(aclrtUseStreamResInCurrentThread(s), ACL_SUCCESS);
+    EXPECT(aclrtResetStreamResLimit(s), ACL_SUCCESS);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, dev_cube);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS);
+    EXPECT(v, dev_cube);
+    EXPECT(aclrtDestroyStream(s), ACL_SUCCESS);
+    EXPECT(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v), ACL_SUCCESS); /* gone: the device's */
+    EXPECT(v, dev_cube);
+    teardown_all_freed();
+}
+
 /* `reduce <kind> <type> <bytes> <in> <out>`: in holds dst then src, `bytes` each. */
 static int run_reduce_file(char **argv)
 {
@@ -721,6 +763,7 @@ static const named_check CHECKS[] = {
     {"reduce_arguments_and_order", check_reduce_arguments_and_order},
     {"pointers_uuid_waits", check_pointers_uuid_waits},
     {"memory_pools", check_memory_pools},
+    {"stream_res_limits", check_stream_res_limits},
 };
 
 int main(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_ext.h"
 #include "rt_internal.h"
 
 /* The calling thread's binding; valid only while epoch and the device's generation
@@ -659,6 +660,9 @@ ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType typ
         *value = v ? v : res_default(type);
     }
     pthread_mutex_unlock(&hg_rt.mu);
+    uint32_t sv;
+    if (!rc && hg_thread_stream_res(type, &sv)) /* aclrtUseStreamResInCurrentThread */
+        *value = sv;
     return hg_rt_ret(rc);
 }
 

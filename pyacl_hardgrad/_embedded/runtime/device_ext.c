@@ -615,3 +615,108 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, ac
     hg_set_error(func, "flag (%u) is not ACL_EVENT_WAIT_DEFAULT (0) or ACL_EVENT_WAIT_EXTERNAL (1)", (unsigned)flag);
     return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
 }
+
+/* ------------------------------------------------------------------ stream resource limits */
+
+/* The stream whose limits the calling thread's kernels use (aclrtUseStreamResInCurrentThread). */
+static _Thread_local aclrtStream t_res_stream;
+static _Thread_local bool t_res_stream_set;
+
+static aclError check_res(const char *func, aclrtDevResLimitType type)
+{
+    if (type == ACL_RT_DEV_RES_CUBE_CORE || type == ACL_RT_DEV_RES_VECTOR_CORE)
+        return ACL_SUCCESS;
+    hg_set_error(func, "type (%d) is not ACL_RT_DEV_RES_CUBE_CORE or ACL_RT_DEV_RES_VECTOR_CORE", (int)type);
+    return ACL_ERROR_INVALID_PARAM;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)
+{
+    const char *func = "aclrtSetStreamResLimit";
+    aclError rc = check_res(func, type);
+    if (rc)
+        return rc;
+    hg_stream *s = stream_of(func, stream, true, &rc);
+    if (s) {
+        uint32_t device_limit = 0;
+        rc = aclrtGetDeviceResLimit(s->device, type, &device_limit);
+        if (!rc && (value == 0 || value > device_limit)) {
+            hg_set_error(func, "value (%u) is out of range [1, %u] (the device's limit)", (unsigned)value,
+                         (unsigned)device_limit);
+            rc = ACL_ERROR_INVALID_PARAM;
+        }
+        if (!rc)
+            s->res_limit[type] = value; /* kernels here use host threads, not cores */
+    }
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
+{
+    const char *func = "aclrtGetStreamResLimit";
+    if (!value) {
+        hg_set_error(func, "value is NULL");
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    aclError rc = check_res(func, type);
+    if (rc)
+        return rc;
+    hg_stream *s = stream_of(func, stream, true, &rc);
+    if (s) {
+        uint32_t v = s->res_limit[type];
+        if (v)
+            *value = v;
+        else
+            rc = aclrtGetDeviceResLimit(s->device, type, value);
+    }
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    aclError rc;
+    hg_stream *s = stream_of("aclrtResetStreamResLimit", stream, true, &rc);
+    if (s)
+        s->res_limit[0] = s->res_limit[1] = 0;
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    aclError rc;
+    hg_stream *s = stream_of("aclrtUseStreamResInCurrentThread", stream, true, &rc);
+    if (s) {
+        t_res_stream = stream;
+        t_res_stream_set = true;
+    }
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    aclError rc;
+    hg_stream *s = stream_of("aclrtUnuseStreamResInCurrentThread", stream, true, &rc);
+    if (s && t_res_stream_set && t_res_stream == stream)
+        t_res_stream_set = false;
+    hg_stream_release(s);
+    return hg_rt_ret(rc);
+}
+
+bool hg_thread_stream_res(aclrtDevResLimitType type, uint32_t *value)
+{
+    if (!t_res_stream_set)
+        return false;
+    aclError rc;
+    hg_stream *s = stream_of("aclrtGetResInCurrentThread", t_res_stream, false, &rc);
+    bool found = s && s->res_limit[type];
+    if (found)
+        *value = s->res_limit[type];
+    hg_stream_release(s);
+    if (rc) /* the stream went away: the thread uses the device's limits again */
+        t_res_stream_set = false;
+    return found;
+}

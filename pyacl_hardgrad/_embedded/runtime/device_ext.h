@@ -15,4 +15,8 @@ void hg_overflow_raise(int dev);
 /* The stream's overflow switch (aclrtSetStreamOverflowSwitch); false with *rc set for a bad handle. */
 bool hg_stream_overflow_switch(aclrtStream stream, const char *func, aclError *rc);
 
+/* The limit of `type` of the stream the calling thread uses (aclrtUseStreamResInCurrentThread);
+ * false when it uses none or the stream sets no such limit. */
+bool hg_thread_stream_res(aclrtDevResLimitType type, uint32_t *value);
+
 #endif /* PYACL_HARDGRAD_RT_DEVICE_EXT_H_ */

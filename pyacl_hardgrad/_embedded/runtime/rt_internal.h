@@ -145,6 +145,7 @@ typedef struct hg_stream {
     uint32_t overflow_switch;   /* aclrtSetStreamOverflowSwitch: its tasks record float overflow */
     uint32_t user_tag;          /* ACL_STREAM_ATTR_USER_CUSTOM_TAG */
     uint32_t cache_op_info;     /* ACL_STREAM_ATTR_CACHE_OP_INFO */
+    uint32_t res_limit[2];      /* aclrtSetStreamResLimit values, 0 = the device's */
     struct hg_subscriber *report; /* aclrtSubscribeReport thread; guarded by callback.c's lock */
     bool solo;                  /* the worker may run on one CPU only: it never busy-spins */
 

@@ -595,16 +595,6 @@ HG_UNSUPPORTED(aclrtDeviceGetHostAtomicCapabilities, kTodo, (uint32_t *capabilit
                (void)capabilities; (void)operations; (void)count; (void)deviceId)
 HG_UNSUPPORTED(aclrtDeviceGetP2PAtomicCapabilities, kTodo, (uint32_t *capabilities, const aclrtAtomicOperation *operations, const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId),
                (void)capabilities; (void)operations; (void)count; (void)srcDeviceId; (void)dstDeviceId)
-HG_UNSUPPORTED(aclrtGetStreamResLimit, kTodo, (aclrtStream stream, aclrtDevResLimitType type, uint32_t *value),
-               (void)stream; (void)type; (void)value)
-HG_UNSUPPORTED(aclrtSetStreamResLimit, kTodo, (aclrtStream stream, aclrtDevResLimitType type, uint32_t value),
-               (void)stream; (void)type; (void)value)
-HG_UNSUPPORTED(aclrtResetStreamResLimit, kTodo, (aclrtStream stream),
-               (void)stream)
-HG_UNSUPPORTED(aclrtUseStreamResInCurrentThread, kTodo, (aclrtStream stream),
-               (void)stream)
-HG_UNSUPPORTED(aclrtUnuseStreamResInCurrentThread, kTodo, (aclrtStream stream),
-               (void)stream)
 HG_UNSUPPORTED(aclrtGetDevicesTopo, kTodo, (uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value),
                (void)deviceId; (void)otherDeviceId; (void)value)
 HG_UNSUPPORTED(aclrtMemcpyBatch, kTodo, (void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs, size_t *failIndex),
