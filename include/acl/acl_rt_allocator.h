@@ -32,7 +32,10 @@ ACL_FUNC_VISIBILITY aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAl
                                                                          aclrtAllocatorGetAddrFromBlockFunc func);
 ACL_FUNC_VISIBILITY aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc);
 ACL_FUNC_VISIBILITY aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc,
-                                                       aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc, aclrtAllocatorFreeFunc *freeFunc, aclrtAllocatorAllocAdviseFunc *allocAdviseFunc, aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
+                                                       aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc,
+                                                       aclrtAllocatorFreeFunc *freeFunc,
+                                                       aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
+                                                       aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
 ACL_FUNC_VISIBILITY aclError aclrtAllocatorUnregister(aclrtStream stream);
 
 #if defined(__cplusplus) && !defined(PYACL_HARDGRAD_CDEF)

@@ -97,7 +97,8 @@ ACL_FUNC_VISIBILITY size_t acltdtGetQueueRouteNum(const acltdtQueueRouteList *ro
 ACL_FUNC_VISIBILITY acltdtQueueRouteQueryInfo *acltdtCreateQueueRouteQueryInfo(void);
 ACL_FUNC_VISIBILITY aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueRouteQueryInfo *info);
 ACL_FUNC_VISIBILITY aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param,
-                                                          acltdtQueueRouteQueryInfoParamType type, size_t len, const void *value);
+                                                          acltdtQueueRouteQueryInfoParamType type, size_t len,
+                                                          const void *value);
 
 #if defined(__cplusplus) && !defined(PYACL_HARDGRAD_CDEF)
 }
