@@ -87,7 +87,7 @@ def _net_plugin() -> Path:
 def test_collective_matches_numpy_on_processes_over_the_net_engine(kind: str) -> None:
     """PYACL_HARDGRAD_HCCL_TRANSPORT=net: the Gloo plugin over loopback, as between hosts."""
     if not _net_plugin().exists():
-        pytest.skip(f"{_net_plugin()} is not built (Gloo not installed when the package was built)")
+        pytest.skip(f"{_net_plugin()} is not built (the package was built without its Gloo plugin)")
     outs = run_processes(3, case_list(kind, 3), _env(PYACL_HARDGRAD_HCCL_TRANSPORT="net"))
     for out in outs:
         assert out.startswith("rc=0\nOK"), "\n".join(outs)

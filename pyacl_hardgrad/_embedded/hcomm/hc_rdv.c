@@ -536,7 +536,8 @@ static void *srv_main(void *arg)
             pf[i + 1].events = POLLIN;
             pf[i + 1].revents = 0;
         }
-        int pr = poll(pf, s->nconns + 1, 100);
+        size_t polled = s->nconns;              /* pf covers these; an accepted one waits a turn */
+        int pr = poll(pf, polled + 1, 100);
         if (pr <= 0)
             continue;
         if (pf[0].revents & POLLIN) {
@@ -556,9 +557,8 @@ static void *srv_main(void *arg)
                 }
             }
         }
-        size_t polled = (size_t)(np ? s->nconns : 0);
-        for (size_t i = 0; i < polled && i + 1 < (size_t)pr + s->nconns + 1; ++i) {
-            if (i + 1 > s->nconns || s->conns[i].fd < 0 || !(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+        for (size_t i = 0; i < polled; ++i) {
+            if (s->conns[i].fd < 0 || !(pf[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
             sconn *c = &s->conns[i];
             b_need(&c->in, 65536);

@@ -341,7 +341,7 @@ HcclResult hc_shm_attach(hc_comm *c, const char *func, uint64_t nonce, int timeo
     size_t win = n <= 8 ? (1u << 20) : align_up((8u << 20) / n, 4096);
     if (win < (64u << 10))
         win = 64u << 10;
-    win = win / n * n;                           /* alltoallv slices */
+    win = win / n / CACHELINE * CACHELINE * n;   /* alltoallv slices, each cache-line aligned */
     size_t cb = align_up((1u << 20) / n, 4096);
     if (cb < (16u << 10))
         cb = 16u << 10;
