@@ -162,10 +162,9 @@ static HcclResult window_allreduce(hc_comm *c, const hr_kernel *k, const u8 *in,
                 size_t ql = part_lo(len, n, q), qh = part_lo(len, n, q + 1);
                 memcpy(out + (base + ql) * es, (const u8 *)e->window(c, q, 1) + ql * es, (qh - ql) * es);
             }
-        /* the next round's first barrier keeps windows 1 until everyone copied them out */
+        /* the next round's first barrier keeps windows 1 until everyone copied them out; after
+         * the last round, the next operation's meet does (nothing writes a window before it) */
     }
-    if (res == HCCL_SUCCESS)
-        res = e->barrier(c);
     free(acc);
     free(srcs);
     return res;
