@@ -668,6 +668,25 @@ def scenario_no_host_meaning_calls() -> None:
         h.HcclCommDestroy(rk.comm)
 
 
+def scenario_transport_setting_checked() -> None:
+    """PYACL_HARDGRAD_HCCL_TRANSPORT takes auto, shm or net: anything else fails the init."""
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    ri = root_info(api)
+    api.check(api.acl.aclrtSetDevice(0), "aclrtSetDevice")
+    os.environ["PYACL_HARDGRAD_HCCL_TRANSPORT"] = "tcp"
+    comm = C.c_void_p()
+    rc = api.h.HcclCommInitRootInfo(1, C.create_string_buffer(ri, 4108), 0, C.byref(comm))
+    expect_code(rc, E_PARA, "bad transport", api, ("PYACL_HARDGRAD_HCCL_TRANSPORT=tcp", "auto, shm or net"))
+    os.environ["PYACL_HARDGRAD_HCCL_TRANSPORT"] = "shm"        # one rank over shm works too
+    ri = root_info(api)
+    api.check(api.h.HcclCommInitRootInfo(1, C.create_string_buffer(ri, 4108), 0, C.byref(comm)), "init")
+    rk = Rank(api, 0, 0, comm)
+    assert not run_case([rk], {"kind": "allreduce", "dtype": "fp16", "op": "max", "count": 9, "root": 0,
+                               "seed": 3}, 1)
+    rk.close()
+
+
 RANK_TABLE = """{
     "status": "completed", "version": "1.0", "server_count": "1",
     "server_list": [{"server_id": "node_0", "device": [

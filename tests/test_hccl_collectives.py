@@ -101,3 +101,11 @@ def test_processes_meet_the_same_results_over_every_engine() -> None:
     for engine in engines:
         for out in run_processes(2, cases, _env(PYACL_HARDGRAD_HCCL_TRANSPORT=engine)):
             assert out.startswith("rc=0\nOK"), (engine, out)
+
+
+def test_net_engine_without_its_plugin_says_how_to_get_it() -> None:
+    if _net_plugin().exists():
+        pytest.skip("the Gloo plugin is built: nothing is missing")
+    outs = run_processes(2, case_list("broadcast", 2)[:1], _env(PYACL_HARDGRAD_HCCL_TRANSPORT="net"))
+    for out in outs:
+        assert not out.startswith("rc=0") and "returned 5" in out and "libgloo-dev" in out, out
