@@ -40,6 +40,7 @@ def test_mismatch_is_logged_naming_the_field_and_the_ranks() -> None:
     proc = scenario("mismatch_fails_every_rank", ASCEND_SLOG_PRINT_TO_STDOUT="1", ASCEND_GLOBAL_LOG_LEVEL="3")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "count differs" in proc.stdout and "rank 1 runs HcclAllReduce" in proc.stdout, proc.stdout
+    assert "[ERROR] HCCL(" in proc.stdout, proc.stdout           # HCCL's own log module
 
 
 def test_checking_mode_reports_a_host_read_of_the_receive_buffer_before_sync() -> None:

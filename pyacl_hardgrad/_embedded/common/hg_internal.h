@@ -37,7 +37,7 @@
 
 /* Set the calling thread's aclGetRecentErrMsg() text to "<func>: <message>".
  * Every failing public call sets it before returning its code; the same text goes to the
- * log at ERROR (module OP for aclnn* functions, ASCENDCL for the others) with the caller's
+ * log at ERROR (module OP for aclnn* functions, HCCL for Hccl* ones, ASCENDCL for the others) with the caller's
  * file and line.  Those ride in front of the format (a string literal), between two HG_LOC
  * marks: the calls cost no argument more than the text itself. */
 #define HG_LOC "\x1f"
@@ -55,7 +55,7 @@ HG_INTERNAL void hg_set_outcome_at(const char *func, const char *located_fmt, ..
  * the default, 4 off) or per module ASCEND_MODULE_LOG_LEVEL; ASCEND_SLOG_PRINT_TO_STDOUT=1
  * prints to stdout, else the lines go to plog files (ASCEND_PROCESS_LOG_PATH, ...).
  * HG_LOG costs one relaxed load and a compare when the level is off: nothing is formatted. */
-enum { HG_LOG_ASCENDCL = 0, HG_LOG_OP = 1, HG_LOG_APP = 2, HG_LOG_NMODULES = 3 };
+enum { HG_LOG_ASCENDCL = 0, HG_LOG_OP = 1, HG_LOG_APP = 2, HG_LOG_HCCL = 3, HG_LOG_NMODULES = 4 };
 enum { HG_LOG_DEBUG = 0, HG_LOG_INFO = 1, HG_LOG_WARNING = 2, HG_LOG_ERROR = 3, HG_LOG_NULL = 4 };
 /* Lowest level written, per module (0 until the settings are read: every line then takes the
  * slow path, which reads them first). */

@@ -229,7 +229,7 @@ static HcclResult rs_common(hc_comm *c, const hr_kernel *k, const hc_peer *peers
     HcclResult res = srcs ? HCCL_SUCCESS : HCCL_E_MEMORY;
     for (uint32_t q = 0; q < n && res == HCCL_SUCCESS; ++q) {
         if (counts && counts[q][r] != count) {
-            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, "HcclReduceScatterV", "rank %u receives %llu elements, but rank %u "
+            HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, "HcclReduceScatterV", "rank %u receives %llu elements, but rank %u "
                    "sends it %llu (sendCounts[%u])", r, (unsigned long long)count, q,
                    (unsigned long long)counts[q][r], r);
             res = HCCL_E_PARA;
@@ -347,7 +347,7 @@ HcclResult ha_allgather_v(hc_comm *c, hc_op *op, const hc_peer *peers)
         HcclResult res = HCCL_SUCCESS;
         for (uint32_t q = 0; q < n; ++q) {
             if (peers[q].desc.local != rcounts[q]) {
-                HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u expects %llu elements from rank %u "
+                HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, op->func, "rank %u expects %llu elements from rank %u "
                        "(recvCounts[%u]), which sends %llu", r, (unsigned long long)rcounts[q], q, q,
                        (unsigned long long)peers[q].desc.local);
                 res = HCCL_E_PARA;
@@ -417,7 +417,7 @@ HcclResult ha_alltoallv(hc_comm *c, hc_op *op, const hc_peer *peers)
         for (uint32_t q = 0; q < n; ++q) {
             const uint64_t *qc = peers[q].aux, *qd = peers[q].aux2;
             if (qc[r] != rcounts[q]) {
-                HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u expects %llu elements from rank %u, which "
+                HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, op->func, "rank %u expects %llu elements from rank %u, which "
                        "sends it %llu", r, (unsigned long long)rcounts[q], q, (unsigned long long)qc[r]);
                 res = HCCL_E_PARA;
                 continue;
@@ -453,7 +453,7 @@ HcclResult ha_recv(hc_comm *c, hc_op *op, const hc_peer *peers)
     (void)peers;
     HcclResult r = c->engine->recv(c, op->recv, (size_t)op->count * hr_dtype_size(op->dtype), op->root);
     if (r == HCCL_E_PARA)
-        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u: the message from rank %u is not %llu elements of "
+        HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, op->func, "rank %u: the message from rank %u is not %llu elements of "
                "%s long", c->rank, op->root, (unsigned long long)op->count, hr_dtype_name(op->dtype));
     return r;
 }

@@ -88,7 +88,7 @@ static int env_seconds_ms(const char *name, int dflt_s, int min_s, int max_s)
     char *end = NULL;
     long s = strtol(v, &end, 10);
     if (end == v || *end != '\0' || s < min_s || s > max_s) {
-        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_WARNING, "hcomm", "%s=%s is not a whole number of seconds in [%d, %d]; "
+        HG_LOG(HG_LOG_HCCL, HG_LOG_WARNING, "hcomm", "%s=%s is not a whole number of seconds in [%d, %d]; "
                "using %d", name, v, min_s, max_s, dflt_s);
         return dflt_s * 1000;
     }

@@ -185,7 +185,7 @@ HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootI
         free(c);
         return r;
     }
-    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, F, "rank %u of %u on device %d joined comm %s (engine %s)", rank, nRanks,
+    HG_LOG(HG_LOG_HCCL, HG_LOG_INFO, F, "rank %u of %u on device %d joined comm %s (engine %s)", rank, nRanks,
            device, c->name, c->engine->name);
     *comm = c;
     return HCCL_SUCCESS;

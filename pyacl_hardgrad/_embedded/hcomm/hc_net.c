@@ -26,7 +26,7 @@ static hc_net *N(hc_comm *c) { return (hc_net *)c->eng; }
 static HcclResult net_err(hc_comm *c, const char *what)
 {
     hc_net *n = N(c);
-    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, "hcomm", "rank %u of comm %s: %s over %s failed: %s", c->rank, c->name, what,
+    HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, "hcomm", "rank %u of comm %s: %s over %s failed: %s", c->rank, c->name, what,
            n->ops->name, n->ops->last_error ? n->ops->last_error(n->ctx) : "?");
     return HCCL_E_NETWORK;
 }

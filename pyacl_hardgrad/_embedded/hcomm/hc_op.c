@@ -124,7 +124,7 @@ HcclResult hc_meet(hc_comm *c, const char *func, const hc_peer *mine, hc_peer *p
 {
     HcclResult r = c->engine->meet(c, mine, peers);
     if (r != HCCL_SUCCESS) {
-        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, func, "rank %u: the ranks did not meet (%s)", c->rank,
+        HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, func, "rank %u: the ranks did not meet (%s)", c->rank,
                HcclGetErrorString(r));
         return r;
     }
@@ -139,7 +139,7 @@ HcclResult hc_meet(hc_comm *c, const char *func, const hc_peer *mine, hc_peer *p
             char da[200], db[200];
             describe(a, da, sizeof da);
             describe(b, db, sizeof db);
-            HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, func, "rank %u: the ranks' operations do not match (%s differs): "
+            HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, func, "rank %u: the ranks' operations do not match (%s differs): "
                    "rank 0 runs %s, rank %u runs %s", c->rank, field, da, q, db);
             return HCCL_E_PARA;
         }
@@ -169,7 +169,7 @@ static void op_run_one(hc_op *op)
     }
     if (r != HCCL_SUCCESS) {
         hc_comm_async_error(c, r);
-        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u of comm %s: the operation failed on its stream: %s "
+        HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, op->func, "rank %u of comm %s: the operation failed on its stream: %s "
                "(HCCL code %d; HcclGetCommAsyncError reports it)", c->rank, c->name, HcclGetErrorString(r), (int)r);
     }
 }
@@ -202,7 +202,7 @@ static hc_op *run_p2p_batch(hc_op *op)
     }
     if (r != HCCL_SUCCESS) {
         hc_comm_async_error(op->c, r);
-        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u of comm %s: the group's sends and receives failed "
+        HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, op->func, "rank %u of comm %s: the group's sends and receives failed "
                "on their stream: %s (HCCL code %d)", op->c->rank, op->c->name, HcclGetErrorString(r), (int)r);
     }
     while (op != end) {

@@ -511,7 +511,7 @@ static void *srv_main(void *arg)
                         send_err(s->conns[i].fd, HCCL_E_TIMEOUT,
                                  "rank(s) %s of %u never joined within HCCL_CONNECT_TIMEOUT=%d s", s->nranks ?
                                  missing : "?", s->nranks, s->timeout_ms / 1000);
-                HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, "HcclGetRootInfo", "rendezvous gave up: rank(s) %s of %u never "
+                HG_LOG(HG_LOG_HCCL, HG_LOG_ERROR, "HcclGetRootInfo", "rendezvous gave up: rank(s) %s of %u never "
                        "joined within %d s", s->nranks ? missing : "(none joined)", s->nranks, s->timeout_ms / 1000);
             }
             break;
@@ -714,7 +714,7 @@ HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     ri_write(rootInfo, &v);
     char ip[INET6_ADDRSTRLEN] = "?";
     inet_ntop(fam, v.addr, ip, sizeof ip);
-    HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, F, "rendezvous listening on %s port %u", ip, (unsigned)v.port);
+    HG_LOG(HG_LOG_HCCL, HG_LOG_INFO, F, "rendezvous listening on %s port %u", ip, (unsigned)v.port);
     return HCCL_SUCCESS;
 }
 

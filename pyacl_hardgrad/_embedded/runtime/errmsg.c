@@ -68,7 +68,8 @@ static void set_text(int level, const char *func, const char *located_fmt, va_li
     tls_len = len + keep;
     tls_msg[tls_len] = '\0';
     /* every failure is logged (at ERROR) with the text aclGetRecentErrMsg gives */
-    int module = func && strncmp(func, "aclnn", 5) == 0 ? HG_LOG_OP : HG_LOG_ASCENDCL;
+    int module = func && strncmp(func, "aclnn", 5) == 0 ? HG_LOG_OP
+                 : func && strncmp(func, "Hccl", 4) == 0 ? HG_LOG_HCCL : HG_LOG_ASCENDCL;
     if (HG_LOG_ENABLED(module, level))
         hg_log_write(module, level, file[0] ? file : "?", at, NULL, "%s", line);
 }

@@ -55,9 +55,9 @@ static int g_fd = -1;                    /* the plog file, opened at the first l
 static pid_t g_fd_pid;                   /* the process that opened it */
 
 static const char *const g_level_names[] = {"DEBUG", "INFO", "WARNING", "ERROR", "NULL"};
-static const char *const g_module_names[HG_LOG_NMODULES] = {"ASCENDCL", "OP", "APP"};
+static const char *const g_module_names[HG_LOG_NMODULES] = {"ASCENDCL", "OP", "APP", "HCCL"};
 
-/* CANN's module names (its log_types.h), accepted in ASCEND_MODULE_LOG_LEVEL; only the three
+/* CANN's module names (its log_types.h), accepted in ASCEND_MODULE_LOG_LEVEL; only the four
  * above log anything here. */
 static const char *const g_cann_modules[] = {
     "SLOG", "IDEDD", "IDEDH", "HCCL", "FMK", "HIAIENGINE", "DVPP", "RUNTIME", "CCE", "HDC", "DRV",
