@@ -216,6 +216,8 @@ def case_list(kind: str, nranks: int) -> list[dict[str, Any]]:
         if kind == "allreduce":     # one large enough to span several blocks of every algorithm
             cases.append({"kind": kind, "dtype": "fp32", "op": "sum", "count": 300_001, "root": 0})
             cases.append({"kind": kind, "dtype": "bf16", "op": "sum", "count": 70_001, "root": 0})
+    elif kind in ("mismatch", "dead_peer"):
+        cases = [{"kind": kind, "dtype": "fp32", "op": "sum", "count": 64, "root": 0}]
     elif kind == "group":          # large messages: more than a shared-memory ring holds
         cases = [{"kind": kind, "dtype": "fp32", "op": "sum", "count": 1_000_003, "root": 0},
                  {"kind": kind, "dtype": "int8", "op": "sum", "count": 5, "root": 0}]
@@ -349,6 +351,16 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
                 keep.append(items)
                 rc = h.HcclBatchSendRecv(items, 2, rk.comm, rk.stream)
             expect[r] = (inputs[prv].view(np.uint8), count * es)
+        elif kind == "mismatch":         # every rank a different count: all fail, none writes
+            s, o = rk.dev(inputs[r][:count - r]), rk.dev(None, count * es)
+            rc = h.HcclAllReduce(s, o, count - r, code, OPS[op], rk.comm, rk.stream)
+            expect[r] = (np.full(count * es, 0xA5, np.uint8), count * es)
+        elif kind == "dead_peer":        # rank 1 leaves without a word; the others time out
+            if r == 1:
+                os._exit(0)
+            s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
+            rc = h.HcclAllReduce(s, o, count, code, OPS[op], rk.comm, rk.stream)
+            expect[r] = (np.full(count * es, 0xA5, np.uint8), count * es)
         else:
             raise ValueError(kind)
         if rc != 0:
@@ -357,6 +369,12 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
     bad = []
     for rk, o, nbytes in pending:
         rk.sync()
+        if kind in ("mismatch", "dead_peer"):
+            err = C.c_int()
+            rk.api.h.HcclGetCommAsyncError(rk.comm, C.byref(err))
+            want_code = E_PARA if kind == "mismatch" else E_TIMEOUT
+            if err.value != want_code:
+                bad.append(f"rank {rk.rank}: {kind}: async error {err.value}, expected {want_code}")
         got = rk.host(o, nbytes)
         want = expect[rk.rank][0]
         if got.shape != want.shape or not np.array_equal(got, want):

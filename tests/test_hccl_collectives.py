@@ -109,3 +109,19 @@ def test_net_engine_without_its_plugin_says_how_to_get_it() -> None:
     outs = run_processes(2, case_list("broadcast", 2)[:1], _env(PYACL_HARDGRAD_HCCL_TRANSPORT="net"))
     for out in outs:
         assert not out.startswith("rc=0") and "returned 5" in out and "libgloo-dev" in out, out
+
+
+@pytest.mark.parametrize("engine", ["shm", "net"])
+def test_mismatched_counts_fail_every_process_with_hccl_e_para(engine: str) -> None:
+    if engine == "net" and not _net_plugin().exists():
+        pytest.skip("the Gloo plugin is not built")
+    outs = run_processes(3, case_list("mismatch", 3), _env(PYACL_HARDGRAD_HCCL_TRANSPORT=engine))
+    for out in outs:
+        assert out.startswith("rc=0\nOK"), "\n".join(outs)
+
+
+def test_a_peer_that_exits_ends_the_others_at_hccl_exec_timeout() -> None:
+    outs = run_processes(3, case_list("dead_peer", 3), _env(HCCL_EXEC_TIMEOUT="2"))
+    assert outs[1].startswith("rc=0\n"), outs[1]
+    for out in (outs[0], outs[2]):
+        assert out.startswith("rc=0\nOK"), "\n".join(outs)
