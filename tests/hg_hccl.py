@@ -705,6 +705,32 @@ def scenario_transport_setting_checked() -> None:
     rk.close()
 
 
+def scenario_hccl_if_ip_sets_the_rendezvous_address() -> None:
+    """HCCL_IF_IP picks the address the rendezvous listens on and the root info names (IPv4 or
+    IPv6); a value that is no address is refused."""
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    api.check(api.acl.aclrtSetDevice(0), "aclrtSetDevice")
+    import socket
+    ips = ["127.0.0.1"]
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+        ips.append("::1")                    # where the host has IPv6 loopback
+    except OSError:
+        pass
+    for ip in ips:
+        os.environ["HCCL_IF_IP"] = ip
+        ri = root_info(api)
+        assert f"rendezvous {ip} port".encode() in ri, ri[:200]
+        comm = C.c_void_p()
+        api.check(api.h.HcclCommInitRootInfo(1, C.create_string_buffer(ri, 4108), 0, C.byref(comm)), ip)
+        api.h.HcclCommDestroy(comm)
+    os.environ["HCCL_IF_IP"] = "not-an-ip"
+    buf = C.create_string_buffer(4108)
+    expect_code(api.h.HcclGetRootInfo(buf), E_PARA, "bad HCCL_IF_IP", api, ("HCCL_IF_IP=not-an-ip",))
+
+
 RANK_TABLE = """{
     "status": "completed", "version": "1.0", "server_count": "1",
     "server_list": [{"server_id": "node_0", "device": [
