@@ -316,6 +316,26 @@ static void check_tag_order(void) {
     expect(c, sizeof c, 203, (unsigned)peer, (unsigned)me, "second tag 5");
 }
 
+/* A recv of another size than the message refuses it (whether more or fewer bytes came),
+ * drops it, and the next message of the tag is received intact. */
+static void check_size_mismatch(void) {
+    int peer = me ^ 1;
+    if (peer >= n) {
+        return;
+    }
+    uint8_t a[100], b[50], c[30], r[60];
+    fill(a, sizeof a, 211, (unsigned)me, (unsigned)peer);
+    fill(b, sizeof b, 212, (unsigned)me, (unsigned)peer);
+    fill(c, sizeof c, 213, (unsigned)me, (unsigned)peer);
+    call_ok(ops->send(net, a, sizeof a, peer, 7), "send 100 bytes");
+    call_ok(ops->send(net, b, sizeof b, peer, 7), "send 50 bytes");
+    call_ok(ops->send(net, c, sizeof c, peer, 7), "send 30 bytes");
+    call_refused(ops->recv(net, r, sizeof r, peer, 7), "recv of 60 bytes when 100 were sent", "sent 100 bytes");
+    call_refused(ops->recv(net, r, sizeof r, peer, 7), "recv of 60 bytes when 50 were sent", "sent 50 bytes");
+    call_ok(ops->recv(net, r, sizeof c, peer, 7), "recv 30 bytes");
+    expect(r, sizeof c, 213, (unsigned)peer, (unsigned)me, "message after two refused ones");
+}
+
 /* No rank leaves the barrier before every rank reached it: each one announces its arrival in
  * the store (late ranks later), and after the barrier all announcements are there. */
 static void check_barrier(int round) {
@@ -342,6 +362,7 @@ static void run_suite(void) {
     check_bad_arguments();
     check_barrier(0);
     check_tag_order();
+    check_size_mismatch();
     unsigned op = 1;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t s = sizes[k];

@@ -5,9 +5,11 @@
  * through libhcomm's key-value store (a gloo::rendezvous::Store that forwards to hg_net_store,
  * every key under the given prefix) and connects a full mesh of TCP pairs; barrier, allgather,
  * alltoallv and broadcast run Gloo's algorithms on byte buffers; send and recv are Gloo's
- * unbound-buffer operations with the slot equal to the tag.  A send copies its bytes and
- * returns at once; a per-context thread waits for the copies' completion and frees them, and
- * close waits for all of them.  No C++ exception crosses the C ABI: every call catches them
+ * unbound-buffer operations with the slot equal to the tag, each message preceded by its length
+ * (8 bytes, on the tag's header slot) so that a recv of another size fails cleanly instead of
+ * overrunning (Gloo aborts the process when more bytes arrive than a receive posted).  A send
+ * copies its bytes and returns at once; a per-context thread waits for the copies' completion
+ * and frees them, and close waits for all of them.  No C++ exception crosses the C ABI: every call catches them
  * and returns -1 with the reason readable through last_error (open: written into err).
  *
  * After Gloo itself failed (a peer vanished, a timeout passed) the context is unusable: every
@@ -62,6 +64,8 @@ constexpr Millis kForever = std::chrono::hours(24 * 365);
 /* Tags of send/recv are Gloo slots as they are; Gloo's collectives use slots whose top byte is
  * their prefix (1..8), so tags below 2^56 can never meet a collective's messages. */
 constexpr uint64_t kTagLimit = uint64_t(1) << 56;
+/* The slot of the length header that precedes the message of a tag. */
+constexpr uint64_t kHeaderSlot = uint64_t(1) << 63;
 
 Millis as_duration(int timeout_ms) {
     return timeout_ms < 0 ? kForever : Millis(timeout_ms);
@@ -251,8 +255,10 @@ std::string bind_host(const char *local_addr) {
 /* ---- the engine context ----------------------------------------------------------------- */
 
 struct PendingSend {
+    uint64_t length; /* the header's value: bytes */
+    std::unique_ptr<gloo::transport::UnboundBuffer> header;
     std::unique_ptr<char[]> copy;
-    std::unique_ptr<gloo::transport::UnboundBuffer> buf;
+    std::unique_ptr<gloo::transport::UnboundBuffer> buf; /* none for 0 bytes */
     int peer;
     uint64_t tag;
     size_t bytes;
@@ -421,15 +427,18 @@ class Engine {
         p->peer = peer;
         p->tag = tag;
         p->bytes = bytes;
-        char *data = &dummy_;
+        p->length = bytes;
+        p->header = ctx_->createUnboundBuffer(&p->length, sizeof p->length);
         if (bytes > 0) {
             p->copy.reset(new char[bytes]);
             std::memcpy(p->copy.get(), buf, bytes);
-            data = p->copy.get();
+            p->buf = ctx_->createUnboundBuffer(p->copy.get(), bytes);
         }
-        p->buf = ctx_->createUnboundBuffer(data, bytes);
         start_reaper();
-        p->buf->send(peer, tag);
+        p->header->send(peer, kHeaderSlot | tag);
+        if (p->buf) {
+            p->buf->send(peer, tag);
+        }
         std::lock_guard<std::mutex> lk(mu_);
         pending_.push_back(std::move(p));
         cv_.notify_all();
@@ -440,9 +449,29 @@ class Engine {
         if (bytes > 0 && buf == nullptr) {
             throw ArgumentError(fmt("buf is NULL with bytes = %zu", bytes));
         }
-        auto ub = ctx_->createUnboundBuffer(bytes > 0 ? buf : &dummy_, bytes);
-        ub->recv(peer, tag);
-        ub->waitRecv(op_timeout_);
+        uint64_t length = 0;
+        auto header = ctx_->createUnboundBuffer(&length, sizeof length);
+        header->recv(peer, kHeaderSlot | tag);
+        header->waitRecv(op_timeout_);
+        if (length == 0 && bytes == 0) {
+            return;
+        }
+        if (length == bytes) {
+            auto ub = ctx_->createUnboundBuffer(buf, bytes);
+            ub->recv(peer, tag);
+            ub->waitRecv(op_timeout_);
+            return;
+        }
+        /* Another size: take the message off the connection, then refuse. */
+        if (length > 0) {
+            std::unique_ptr<char[]> sink(new char[length]);
+            auto ub = ctx_->createUnboundBuffer(sink.get(), length);
+            ub->recv(peer, tag);
+            ub->waitRecv(op_timeout_);
+        }
+        throw ArgumentError(fmt("bytes = %zu but rank %d sent %llu bytes with tag %llu (the message was "
+                                "dropped)", bytes, peer, static_cast<unsigned long long>(length),
+                                static_cast<unsigned long long>(tag)));
     }
 
     /* Waits for the outstanding sends (each up to the operation timeout), stops the thread. */
@@ -527,7 +556,10 @@ class Engine {
             lk.unlock();
             std::string why;
             try {
-                p->buf->waitSend(op_timeout_);
+                p->header->waitSend(op_timeout_);
+                if (p->buf) {
+                    p->buf->waitSend(op_timeout_);
+                }
             } catch (const std::exception &e) {
                 try {
                     why = fmt("send of %zu bytes to rank %d (tag %llu) did not complete: ", p->bytes, p->peer,
