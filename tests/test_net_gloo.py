@@ -104,6 +104,28 @@ def test_a_peer_that_exits_fails_the_next_call_instead_of_hanging(driver: Path, 
     assert "ok closed" in out0
 
 
+@pytest.mark.parametrize("exit_after_ms", [60, 150])
+def test_a_peer_that_exits_mid_transfer_neither_kills_the_sender_nor_holds_up_its_close(
+        driver: Path, plugin: Path, tmp_path: Path, exit_after_ms: int) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    procs = [subprocess.Popen([str(driver), str(plugin), str(store), str(r), "2", "dies_sending", "20000",
+                               str(exit_after_ms)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for r in range(2)]
+    try:
+        out0, _ = procs[0].communicate(timeout=60)
+        procs[1].communicate(timeout=60)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert procs[0].returncode == 0, f"rank 0 ended with {procs[0].returncode}:\n{out0}"   # -13: SIGPIPE
+    assert re.search(r"^recv rc -1: recv: ", out0, re.M), out0
+    m = re.search(r"ok closed in ([0-9.]+) s", out0)
+    assert m and float(m.group(1)) < 5, out0        # not the 20 s timeout of the lost send
+
+
 def test_unmatched_recv_times_out_and_close_does_not_hang_on_an_unreceived_send(driver: Path, plugin: Path,
                                                                                tmp_path: Path) -> None:
     t0 = time.monotonic()

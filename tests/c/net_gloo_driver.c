@@ -8,6 +8,8 @@
  *   suite   every call, checked byte for byte, sizes 0 .. 64 MiB (bad arguments first)
  *   open    open and close only (a rank that never comes: run fewer processes than NRANKS)
  *   dies    rank 1 exits without closing after open; rank 0's recv from it must fail, not hang
+ *   dies_sending  rank 1 exits while 256 MiB from rank 0 are on their way to it; rank 0 must
+ *           not die of SIGPIPE, its next call fails and close does not wait for the lost send
  *   unmatched  rank 0 receives what rank 1 never sends, rank 1 sends what rank 0 never receives:
  *           both fail or return within the timeout instead of hanging
  *   bench   alltoallv + allgather of 64 MiB (an all-reduce's data movement), timed
@@ -17,6 +19,7 @@
 #include "hg_net.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -380,6 +383,11 @@ static void run_suite(void) {
     }
 }
 
+static void *recv_big(void *b) {
+    ops->recv(net, b, (size_t)256 << 20, 0, 3);
+    return NULL;
+}
+
 static void run_bench(void) {
     const size_t total = (size_t)64 << 20, block = total / (size_t)n;
     size_t c[64], d[64];
@@ -413,7 +421,7 @@ static void run_bench(void) {
 
 int main(int argc, char **argv) {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s PLUGIN STORE_DIR RANK NRANKS suite|open|dies|unmatched|bench [TIMEOUT_MS]\n", argv[0]);
+        fprintf(stderr, "usage: %s PLUGIN STORE_DIR RANK NRANKS suite|open|dies|dies_sending|unmatched|bench [TIMEOUT_MS [EXIT_AFTER_MS]]\n", argv[0]);
         return 2;
     }
     me = atoi(argv[3]);
@@ -472,6 +480,27 @@ int main(int argc, char **argv) {
         if (rc == 0) {
             fail("barrier after a failure succeeded");
         }
+    } else if (strcmp(mode, "dies_sending") == 0) {
+        size_t big = (size_t)256 << 20;
+        uint8_t *b = xmalloc(big);
+        memset(b, 1, big);
+        call_ok(ops->barrier(net), "barrier");
+        if (me == 1) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, recv_big, b) != 0) {
+                fail("pthread_create");
+            }
+            sleep_ms(argc > 7 ? atoi(argv[7]) : 100);
+            _exit(0); /* mid-transfer, no close */
+        }
+        int rc = ops->send(net, b, big, 1, 3);
+        printf("send rc %d\n", rc);
+        rc = ops->recv(net, b, 8, 1, 7);
+        printf("recv rc %d: %s\n", rc, ops->last_error(net));
+        if (rc == 0) {
+            fail("recv from a rank that exited succeeded");
+        }
+        free(b);
     } else if (strcmp(mode, "unmatched") == 0) {
         uint8_t b[8] = {0};
         t0 = now_s();

@@ -35,6 +35,9 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -251,6 +254,47 @@ std::string bind_host(const char *local_addr) {
     std::string iface = first_interface_address();
     return iface.empty() ? "127.0.0.1" : iface;
 }
+
+/* ---- SIGPIPE ----------------------------------------------------------------------------
+ * Gloo writes to its sockets with writev: a peer that went away would raise SIGPIPE, whose
+ * default action ends the process.  Every call blocks SIGPIPE on the calling thread while it
+ * runs (so a write fails with EPIPE and the call with a message), takes back a SIGPIPE it
+ * raised itself, and restores the thread's mask; Gloo's event loop thread and the send thread
+ * are started with SIGPIPE blocked and keep it blocked. */
+class SigpipeBlocked {
+  public:
+    SigpipeBlocked() noexcept {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe, &old_);
+        sigset_t pending;
+        sigemptyset(&pending);
+        sigpending(&pending);
+        was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    }
+    ~SigpipeBlocked() {
+        if (!was_pending_) {
+            sigset_t pending;
+            sigemptyset(&pending);
+            sigpending(&pending);
+            if (sigismember(&pending, SIGPIPE) == 1) {
+                sigset_t pipe;
+                sigemptyset(&pipe);
+                sigaddset(&pipe, SIGPIPE);
+                struct timespec zero = {0, 0};
+                sigtimedwait(&pipe, nullptr, &zero);
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    SigpipeBlocked(const SigpipeBlocked &) = delete;
+    SigpipeBlocked &operator=(const SigpipeBlocked &) = delete;
+
+  private:
+    sigset_t old_;
+    bool was_pending_ = false;
+};
 
 /* ---- the engine context ----------------------------------------------------------------- */
 
@@ -533,8 +577,32 @@ class Engine {
             if (failure_.empty()) {
                 failure_ = error_;
             }
+            if (waiting_ != nullptr) {
+                waiting_->header->abortWaitSend();
+                if (waiting_->buf) {
+                    waiting_->buf->abortWaitSend();
+                }
+            }
         } catch (...) {
         }
+    }
+
+    /* "" once p was delivered (or its wait aborted), else why not. */
+    std::string wait_sent(PendingSend &p) noexcept {
+        try {
+            if (p.header->waitSend(op_timeout_) && p.buf) {
+                p.buf->waitSend(op_timeout_);
+            }
+            return "";
+        } catch (const std::exception &e) {
+            try {
+                return fmt("send of %zu bytes to rank %d (tag %llu) did not complete: ", p.bytes, p.peer,
+                           static_cast<unsigned long long>(p.tag)) + e.what();
+            } catch (...) {
+            }
+        } catch (...) {
+        }
+        return "a send did not complete";
     }
 
     void start_reaper() {
@@ -553,28 +621,19 @@ class Engine {
                 return;
             }
             PendingSend *p = pending_.front().get();
-            lk.unlock();
-            std::string why;
-            try {
-                p->header->waitSend(op_timeout_);
-                if (p->buf) {
-                    p->buf->waitSend(op_timeout_);
-                }
-            } catch (const std::exception &e) {
-                try {
-                    why = fmt("send of %zu bytes to rank %d (tag %llu) did not complete: ", p->bytes, p->peer,
-                              static_cast<unsigned long long>(p->tag)) + e.what();
-                } catch (...) {
-                    why = "a send did not complete";
-                }
-            } catch (...) {
-                why = "a send did not complete";
-            }
-            lk.lock();
-            if (!why.empty() && failure_.empty()) {
-                try {
-                    failure_ = why;
-                } catch (...) {
+            if (failure_.empty()) {
+                /* Waited for outside the lock; fail() aborts the wait (the send cannot
+                 * complete once the engine failed). */
+                waiting_ = p;
+                lk.unlock();
+                std::string why = wait_sent(*p);
+                lk.lock();
+                waiting_ = nullptr;
+                if (!why.empty() && failure_.empty()) {
+                    try {
+                        failure_ = why;
+                    } catch (...) {
+                    }
                 }
             }
             pending_.pop_front();
@@ -590,6 +649,7 @@ class Engine {
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<std::unique_ptr<PendingSend>> pending_;
+    PendingSend *waiting_ = nullptr; /* the send the thread waits for */
     std::string failure_;
     bool stop_ = false;
     std::thread reaper_;
@@ -616,6 +676,7 @@ void *net_open(int rank, int nranks, const hg_net_store *store, const char *pref
         write_text(err, errlen, "gloo open: prefix is NULL");
         return nullptr;
     }
+    SigpipeBlocked quiet; /* also for Gloo's event loop thread, started here */
     try {
         HgStore st(*store, prefix, timeout_ms);
         gloo::transport::tcp::attr attr;
@@ -639,6 +700,7 @@ int net_barrier(void *ctx) {
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("barrier", [&] { e->barrier(); });
 }
@@ -647,6 +709,7 @@ int net_allgather(void *ctx, const void *send, void *recv, size_t bytes) {
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("allgather", [&] { e->allgather(send, recv, bytes); });
 }
@@ -656,6 +719,7 @@ int net_alltoallv(void *ctx, const void *send, const size_t *scounts, const size
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("alltoallv", [&] { e->alltoallv(send, scounts, sdispls, recv, rcounts, rdispls); });
 }
@@ -664,6 +728,7 @@ int net_broadcast(void *ctx, void *buf, size_t bytes, int root) {
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("broadcast", [&] { e->broadcast(buf, bytes, root); });
 }
@@ -672,6 +737,7 @@ int net_send(void *ctx, const void *buf, size_t bytes, int peer, uint64_t tag) {
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("send", [&] { e->send(buf, bytes, peer, tag); });
 }
@@ -680,6 +746,7 @@ int net_recv(void *ctx, void *buf, size_t bytes, int peer, uint64_t tag) {
     if (ctx == nullptr) {
         return -1;
     }
+    SigpipeBlocked quiet;
     Engine *e = engine(ctx);
     return e->guarded("recv", [&] { e->recv(buf, bytes, peer, tag); });
 }
@@ -692,6 +759,7 @@ void net_close(void *ctx) {
     if (ctx == nullptr) {
         return;
     }
+    SigpipeBlocked quiet;
     try {
         delete engine(ctx);
     } catch (...) {
