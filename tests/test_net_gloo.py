@@ -92,6 +92,24 @@ def test_a_rank_that_never_comes_fails_open_within_the_timeout(driver: Path, plu
         assert f"rank {missing} did not join within 1500 ms" in m.group(2)
 
 
+def test_a_rank_that_comes_late_but_within_the_timeout_joins(driver: Path, plugin: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    cmd = [str(driver), str(plugin), str(store), "RANK", "2", "open", "10000"]
+    first = subprocess.Popen([a.replace("RANK", "0") for a in cmd], stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        late = subprocess.run([a.replace("RANK", "1") for a in cmd], capture_output=True, text=True, timeout=60)
+        out0, _ = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert "ok open succeeded" in late.stdout, late.stdout
+    m = re.search(r"ok open succeeded in ([0-9.]+) s", out0)
+    assert m and 0.9 <= float(m.group(1)) < 9, out0
+
+
 def test_a_peer_that_exits_fails_the_next_call_instead_of_hanging(driver: Path, plugin: Path,
                                                                   tmp_path: Path) -> None:
     (code0, out0), (code1, _) = run_ranks(driver, plugin, tmp_path / "store", 2, "dies", timeout_ms=20000,
