@@ -75,3 +75,29 @@ def test_collective_matches_numpy_on_processes_over_shared_memory(kind: str, nra
     outs = run_processes(nranks, case_list(kind, nranks), _env())
     for out in outs:
         assert out.startswith("rc=0\nOK"), "\n".join(outs)
+
+
+def _net_plugin() -> Path:
+    from hg_hccl import libdir
+    return libdir() / "libhg_net_gloo.so"
+
+
+@pytest.mark.parametrize("kind", ["allreduce", "reduce", "reducescatterv", "allgatherv", "broadcast", "scatter",
+                                  "alltoallvc", "sendrecv", "batch"])
+def test_collective_matches_numpy_on_processes_over_the_net_engine(kind: str) -> None:
+    """PYACL_HARDGRAD_HCCL_TRANSPORT=net: the Gloo plugin over loopback, as between hosts."""
+    if not _net_plugin().exists():
+        pytest.skip(f"{_net_plugin()} is not built (Gloo not installed when the package was built)")
+    outs = run_processes(3, case_list(kind, 3), _env(PYACL_HARDGRAD_HCCL_TRANSPORT="net"))
+    for out in outs:
+        assert out.startswith("rc=0\nOK"), "\n".join(outs)
+
+
+def test_processes_meet_the_same_results_over_every_engine() -> None:
+    """One all-reduce in bf16 and fp16 gives the same bits in-process, over shm and over net."""
+    cases = [c for c in case_list("allreduce", 2) if c["dtype"] in ("bf16", "fp16") and c["op"] == "sum"]
+    assert _run(["threads", "2", json.dumps(cases)], _env()).stdout.startswith("OK")
+    engines = ["shm"] + (["net"] if _net_plugin().exists() else [])
+    for engine in engines:
+        for out in run_processes(2, cases, _env(PYACL_HARDGRAD_HCCL_TRANSPORT=engine)):
+            assert out.startswith("rc=0\nOK"), (engine, out)
