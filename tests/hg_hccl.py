@@ -216,6 +216,9 @@ def case_list(kind: str, nranks: int) -> list[dict[str, Any]]:
         if kind == "allreduce":     # one large enough to span several blocks of every algorithm
             cases.append({"kind": kind, "dtype": "fp32", "op": "sum", "count": 300_001, "root": 0})
             cases.append({"kind": kind, "dtype": "bf16", "op": "sum", "count": 70_001, "root": 0})
+    elif kind == "group":          # large messages: more than a shared-memory ring holds
+        cases = [{"kind": kind, "dtype": "fp32", "op": "sum", "count": 1_000_003, "root": 0},
+                 {"kind": kind, "dtype": "int8", "op": "sum", "count": 5, "root": 0}]
     else:
         for dt in DTYPES:
             cases.append({"kind": kind, "dtype": dt, "op": "sum", "count": 13 + len(cases) % 4,
@@ -329,10 +332,15 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
                 keep.append(mm)
                 rc = h.HcclAlltoAllVC(s, mm.ctypes.data, code, o, code, rk.comm, rk.stream)
             expect[r] = (exp, rtot * es)
-        elif kind in ("sendrecv", "batch"):
+        elif kind in ("sendrecv", "batch", "group"):
             nxt, prv = (r + 1) % n, (r - 1) % n
             s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
-            if kind == "sendrecv":
+            if kind == "group":          # receive first, inside a group: it must not deadlock
+                rc = h.HcclGroupStart()
+                rc = rc or h.HcclRecv(o, count, code, prv, rk.comm, rk.stream)
+                rc = rc or h.HcclSend(s, count, code, nxt, rk.comm, rk.stream)
+                rc = rc or h.HcclGroupEnd()
+            elif kind == "sendrecv":
                 rc = h.HcclSend(s, count, code, nxt, rk.comm, rk.stream)
                 if rc == 0:
                     rc = h.HcclRecv(o, count, code, prv, rk.comm, rk.stream)
