@@ -189,7 +189,73 @@ def build(out_dir: os.PathLike[str] | str, *, cc: str | None = None, debug: bool
             link.append("-g")
         _run(link, verbose)
         built.append(target)
+    plugin = build_gloo_plugin(out, machine=machine, debug=debug, sanitize=san, verbose=verbose)
+    if plugin is not None:
+        built.append(plugin)
     return built
+
+
+# The cross-host collective engine's Gloo plugin (hcomm/hg_net.h, hcomm/net_gloo/), built into the
+# same folder when Gloo's headers and library are found.  PYACL_HARDGRAD_GLOO: "0" skips it, "1"
+# makes a missing Gloo an error, unset or "auto" builds it when possible.
+GLOO_PLUGIN_DIR = EMBEDDED_DIR / "hcomm" / "net_gloo"
+_GLOO_ROOTS = ("/usr/local", "/usr")
+
+
+def find_gloo(machine: str | None = None) -> tuple[Path, Path] | None:
+    """(include folder, library folder) of an installed Gloo with its TCP transport, or None."""
+    machine = machine or _machine()
+    for root in map(Path, _GLOO_ROOTS):
+        inc = root / "include"
+        if not (inc / "gloo" / "rendezvous" / "context.h").is_file() or \
+                not (inc / "gloo" / "transport" / "tcp" / "device.h").is_file():
+            continue
+        for lib in (root / "lib", root / "lib64", root / "lib" / f"{machine}-linux-gnu"):
+            if (lib / "libgloo.so").exists():
+                return inc, lib
+    return None
+
+
+def build_gloo_plugin(out_dir: os.PathLike[str] | str, *, machine: str | None = None, debug: bool = False,
+                      sanitize: list[str] | None = None, verbose: bool = True) -> Path | None:
+    """Build libhg_net_gloo.so into out_dir with $CXX (default c++); None when skipped (one line says why)."""
+    mode = os.environ.get("PYACL_HARDGRAD_GLOO", "auto").strip().lower() or "auto"
+    if mode not in ("0", "1", "auto"):
+        raise ValueError(f"PYACL_HARDGRAD_GLOO={mode!r}: use 0 (skip), 1 (required) or auto")
+    if mode == "0":
+        print("libhg_net_gloo.so: skipped (PYACL_HARDGRAD_GLOO=0)", flush=True)
+        return None
+    machine = machine or _machine()
+    found = find_gloo(machine) if machine == _machine() else None
+    if found is None:
+        why = (f"cross-building for {machine}" if machine != _machine() else
+               f"Gloo not found (gloo/rendezvous/context.h and libgloo.so under {' or '.join(_GLOO_ROOTS)})")
+        if mode == "1":
+            raise RuntimeError(f"PYACL_HARDGRAD_GLOO=1 but {why}")
+        print(f"libhg_net_gloo.so: skipped, {why}", flush=True)
+        return None
+    inc, lib = found
+    out = Path(out_dir).resolve()
+    obj_dir = out / ".obj" / "hcomm" / "net_gloo"
+    obj_dir.mkdir(parents=True, exist_ok=True)
+    exports = obj_dir / "exports.map"
+    exports.write_text("{ global: hg_net_gloo_ops; local: *; };\n")
+    cxx = shlex.split(os.environ.get("CXX", "c++"))
+    flags = ["-std=c++17", "-O0" if debug else "-O2", "-fPIC", "-fvisibility=hidden",
+             "-fvisibility-inlines-hidden", "-pthread", "-Wall", "-Wextra"] + (["-g"] if debug else [])
+    flags += list(sanitize or [])
+    system = str(inc) == "/usr/include"
+    objs = []
+    for src in sorted(GLOO_PLUGIN_DIR.glob("*.cpp")):
+        obj = obj_dir / (src.stem + ".o")
+        _run(cxx + flags + [f"-I{EMBEDDED_DIR / 'hcomm'}"] + ([] if system else [f"-I{inc}"]) +
+             ["-c", str(src), "-o", str(obj)], verbose)
+        objs.append(str(obj))
+    target = out / "libhg_net_gloo.so"
+    _run(cxx + ["-shared", "-pthread", "-Wl,-soname,libhg_net_gloo.so", "-Wl,-z,defs",
+                f"-Wl,--version-script={exports}", "-o", str(target)] + list(sanitize or []) + objs +
+         [f"-L{lib}", "-lgloo"] + ([] if str(lib).startswith("/usr/lib") else [f"-Wl,-rpath,{lib}"]), verbose)
+    return target
 
 
 def main(argv: list[str] | None = None) -> int:
