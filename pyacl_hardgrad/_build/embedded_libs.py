@@ -1,4 +1,4 @@
-"""Build the embedded runtime's three shared libraries (libascendcl, libnnopbase, libopapi).
+"""Build the embedded runtime's shared libraries (libascendcl, libnnopbase, libopapi, libhcomm, libhccl).
 
 Used by setup.py during ``pip install`` and, for quick iterations on the C side, as a
 script: ``python pyacl_hardgrad/_build/embedded_libs.py --out /tmp/hglibs``.
@@ -25,6 +25,9 @@ LIBRARIES = (
     ("ascendcl", "runtime", ()),
     ("nnopbase", "nnopbase", ("ascendcl", "stdc++")),  # stdc++: arrays handed out for delete[]
     ("opapi", "opapi", ("nnopbase", "ascendcl")),
+    # collectives: communicators and transports, then the operations (which see hcomm's internals)
+    ("hcomm", "hcomm", ("ascendcl", "rt", "dl")),
+    ("hccl", "hccl", ("hcomm", "ascendcl")),
 )
 
 COMMON_CFLAGS = [
@@ -105,6 +108,8 @@ def _library_folders(folder: str) -> list[tuple[Path, list[Path]]]:
     plus op_api/ and op_kernel/ of every registered operator."""
     base = EMBEDDED_DIR / folder
     groups = [(base, [base])]
+    if folder == "hccl":                                  # the operations use hcomm's internals
+        groups = [(base, [base, EMBEDDED_DIR / "hcomm"])]
     if folder == "opapi":
         for d in operator_dirs():
             incs = [base, d / "op_kernel", d / "op_api"]
