@@ -32,8 +32,8 @@ INCLUDE_DIR = ROOT / "include"
 HCCL_DIR = INCLUDE_DIR / "hccl"
 MODULE_NAME = "pyacl_hardgrad._cffi_hccl"
 
-_DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+\(?\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?\s*$",
-                        re.M)
+_DEFINE_RE = re.compile(
+    r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\s+\(?\s*(-?(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?\s*$", re.M)
 # GCC's line markers carry flags after the file name that pycparser does not read
 _LINE_MARKER_RE = re.compile(r'^(#\s*\d+\s+"[^"]*")(?:\s+\d+)*\s*$', re.M)
 _PYCPARSER_PRELUDE = "".join(
