@@ -85,7 +85,7 @@ def integer_defines(include_dir: Path = INCLUDE_DIR) -> dict[str, int]:
     """Every ``#define NAME <integer>`` in the covered headers and the headers they include."""
     out: dict[str, int] = {}
     for path in sorted(include_dir.rglob("*.h")):
-        if path.relative_to(include_dir).parts[0] == "hccl":     # bound by its own module (ffi_build_hccl.py)
+        if path.relative_to(include_dir).parts[0] == "hccl":     # HCCL's headers: not part of this binding
             continue
         for name, value in _DEFINE_RE.findall(path.read_text()):
             out[name] = int(value, 0)
