@@ -28,7 +28,7 @@ from ._binding import ffi as _acl_ffi, lib as _acl_lib
 from ._hccl_binding import HcclLibraries, HcclLibraryError, ffi
 from ._lifetime import Handle, _Res
 from .device import Device, _current_context, _held_state
-from .errors import CleanupWarning, ClosedError, PyaclError
+from .errors import CleanupWarning, ClosedError, PyaclError, recent_error_message
 from .stream import Stream
 from .tensor import Tensor, empty
 
@@ -73,22 +73,27 @@ class HcclError(PyaclError, RuntimeError):
     """An HCCL call returned a non-zero ``HcclResult``.
 
     ``code`` (int), ``name`` (its name in the header, ``"HCCL_E_PARA"``), ``function`` (the C
-    function that failed) and ``message`` (HcclGetErrorString's text, or why the function is
-    missing) describe it.  Pickles (it crosses process boundaries with its fields).
+    function that failed), ``message`` (HcclGetErrorString's text, or why the function is
+    missing) and ``detail`` (the library's own account of this failure, aclGetRecentErrMsg's
+    text: which argument, which rank) describe it.  Pickles (it crosses process boundaries with
+    its fields).
     """
 
-    def __init__(self, code: int, function: str | None = None, message: str | None = None) -> None:
+    def __init__(self, code: int, function: str | None = None, message: str | None = None,
+                 detail: str = "") -> None:
         self.code = int(code)
         self.name = _result_name(self.code)
         self.function = function
         if message is None:
             message = _error_string(self.code)
         self.message = message
+        self.detail = detail
         text = f"{function + ' failed' if function else 'HCCL call failed'}: {self.name} ({self.code})"
-        super().__init__(text + (f": {message}" if message else ""))
+        text += f": {message}" if message else ""
+        super().__init__(text + (f" ({detail})" if detail else ""))
 
     def __reduce__(self) -> tuple[Callable[..., HcclError], tuple[object, ...]]:
-        return (type(self), (self.code, self.function, self.message))
+        return (type(self), (self.code, self.function, self.message, self.detail))
 
 
 def _error_string(code: int) -> str:
@@ -104,12 +109,15 @@ def _check(status: int, function: str) -> None:
     if status == _SUCCESS:
         return
     lib = _hccl_binding.unbound_lib()
+    detail = recent_error_message()
     if status == _NOT_SUPPORT:
         p = lib.hgh_missing_function()
         if p != ffi.NULL and ffi.string(p).decode() == function:
+            lib.hgh_clear_missing()
             files = ", ".join(_hccl_binding.libraries().files)
-            raise HcclError(status, function, f"{function} is not exported by the loaded HCCL libraries ({files})")
-    raise HcclError(status, function)
+            raise HcclError(status, function, f"{function} is not exported by the loaded HCCL libraries ({files})",
+                            detail)
+    raise HcclError(status, function, None, detail)
 
 
 def _op_code(op: str | ReduceOp | int) -> int:

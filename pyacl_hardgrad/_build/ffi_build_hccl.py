@@ -183,6 +183,7 @@ const char *hgh_function_name(int index);
 int hgh_function_bound(int index);
 const char *hgh_function_file(int index);   /* the file it resolved in (dladdr), NULL if missing */
 const char *hgh_missing_function(void);     /* the last unbound function this thread called */
+void hgh_clear_missing(void);               /* forget it (once reported) */
 int hgh_has_config_init(void);              /* 1 when the headers define HcclCommConfigInit */
 void hgh_comm_config_init(HcclCommConfig *config); /* the headers' HcclCommConfigInit */
 """
@@ -199,6 +200,7 @@ def binder_source(funcs: list[c_ast.Decl], config_init: bool) -> str:
 static __thread const char *hgh_last_missing;
 static char hgh_error_text[1024];
 static const char *hgh_missing_function(void) { return hgh_last_missing; }
+static void hgh_clear_missing(void) { hgh_last_missing = NULL; }
 static const char *hgh_dlerror(void) { return hgh_error_text; }
 static void *hgh_open(const char *path)
 {
