@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "hc_internal.h"
+#include "hc_engines.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -105,7 +105,7 @@ static pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static hc_comm **g_reg;
 static size_t g_reg_n, g_reg_cap;
 
-HG_INTERNAL int hc_registry_add(hc_comm *c);
+
 int hc_registry_add(hc_comm *c)
 {
     pthread_mutex_lock(&g_reg_mu);

@@ -106,11 +106,47 @@ HG_INTERNAL void hc_comm_async_error(hc_comm *c, HcclResult code);
  * HCCL_E_PARA and a message naming the field and the ranks), peers[] filled (nranks entries). */
 HG_INTERNAL HcclResult hc_meet(hc_comm *c, const char *func, const hc_peer *mine, hc_peer *peers);
 
-/* Group calls (HcclGroupStart/End): while the calling thread is inside a group, an operation's
- * task is handed to hc_group_defer instead of its stream; HcclGroupEnd submits the deferred
- * tasks, per stream, as one task running them in order.  Returns 1 when deferred. */
-HG_INTERNAL int hc_group_active(void);
-HG_INTERNAL HcclResult hc_group_defer(aclrtStream stream, hg_task_fn fn, void *arg, int is_p2p);
+/* ------------------------------------------------------------------ operations */
+
+typedef struct hc_op hc_op;
+/* The algorithm of an operation, on the stream's worker: peers[] from the meet (NULL for
+ * point-to-point operations, which do not meet).  It must run the whole protocol even when it
+ * finds an error of its own (the other ranks wait for it), then return the error. */
+typedef HcclResult (*hc_algo_fn)(hc_comm *c, hc_op *op, const hc_peer *peers);
+
+#define HC_OP_ARRAYS 4
+struct hc_op {
+    hc_comm *c;                /* a reference, dropped when the op is freed */
+    const char *func;
+    hc_peer mine;              /* descriptor and buffers shown to the others */
+    hc_algo_fn algo;
+    int p2p;                   /* no meet: point to point (send, recv, batch) */
+    int sends_only;            /* p2p op that only sends (buffered): runs first in a group */
+    const void *send;
+    void *recv;
+    uint64_t count;
+    uint32_t dtype, dtype2, redop, root;
+    uint64_t *arr[HC_OP_ARRAYS];   /* owned copies of count/displacement arrays */
+    HcclSendRecvItem *items;       /* owned copy (batch send/recv) */
+    uint32_t nitems;
+    hg_access acc[HG_MAX_ACCESSES];    /* what it reads and writes (checking mode) */
+    int nacc;
+    hc_op *next;                   /* in a group */
+};
+
+/* A new operation of c (takes a reference on c); NULL with the error text set. */
+HG_INTERNAL hc_op *hc_op_new(hc_comm *c, const char *func, uint32_t cmd, hc_algo_fn algo);
+HG_INTERNAL void hc_op_free(hc_op *op);
+/* Declare a buffer the operation reads (write 0) or writes (write 1), for checking mode. */
+HG_INTERNAL void hc_op_access(hc_op *op, const void *p, uint64_t bytes, int write, const char *what);
+/* Enqueue op on stream (or keep it for HcclGroupEnd inside a group).  The op is consumed
+ * whatever the outcome. */
+HG_INTERNAL HcclResult hc_op_submit(hc_op *op, aclrtStream stream);
+
+/* Shared argument checks of the operations (error text set, HCCL's codes). */
+HG_INTERNAL HcclResult hc_check_stream(hc_comm *c, const char *func, aclrtStream stream);
+HG_INTERNAL HcclResult hc_check_buffer(hc_comm *c, const char *func, const char *name, const void *p,
+                                       uint64_t bytes);
 
 /* Timeouts from the environment, in ms: HCCL_CONNECT_TIMEOUT (rendezvous), HCCL_EXEC_TIMEOUT
  * (waiting for peers inside an operation). */
