@@ -353,6 +353,7 @@ class Communicator(Handle):
         state = _held_state(device)
         try:
             prev = _on_device(state)
+            _acl_lib.aclGetRecentErrMsg()
             try:
                 init()                 # blocks until every rank joined (the GIL is let go meanwhile)
             finally:
@@ -477,6 +478,7 @@ class Communicator(Handle):
                         objs.append(t._hold())             # ClosedError for a closed tensor
                     self._state.ensure_current()
                     handle = ffi.cast("void *", int(_acl_ffi.cast("uintptr_t", s.handle)))
+                    _acl_lib.aclGetRecentErrMsg()          # a failure's detail is then this call's own
                     _check(call(lib, self._comm, handle), function)
                     if not _acl_lib.hgb_stream_use(s._hold_open(), objs, len(objs)):
                         raise ClosedError("a resource of the operation was released while it was enqueued")
