@@ -438,19 +438,24 @@ def check_close_with_queued_work_destroys_once_after_the_stream(hg: Any, comms: 
     try:
         pair = hg.hccl.Communicator.init_all([0, 1])
         outs: list[Any] = [None, None]
+        before_sync: list[list[str]] = [[], []]
         streams = [hg.Device(i).create_stream() for i in range(2)]
+        names = [f"Communicator(rank {i} of 2, device {i})" for i in range(2)]
 
         def rank(i: int) -> None:
             c = pair[i]
             x = hg.Tensor(np.full(16, i + 1, np.float32), c.device)
-            outs[i] = c.all_reduce(x, stream=streams[i])
+            y = c.all_reduce(x, stream=streams[i])
             x.close()
-            # several threads closing at once: one destroy
+            # several threads closing at once: one destroy, and only once the stream is done
             closers = [threading.Thread(target=c.close) for _ in range(4)]
             for t in closers:
                 t.start()
             for t in closers:
                 t.join()
+            before_sync[i] = [d for d in destroyed if d == names[i]]
+            outs[i] = y.numpy()                    # waits for the stream: it lets go of the communicator
+            streams[i].synchronize()
         ts = [threading.Thread(target=rank, args=(i,)) for i in range(2)]
         for t in ts:
             t.start()
@@ -458,9 +463,9 @@ def check_close_with_queued_work_destroys_once_after_the_stream(hg: Any, comms: 
             t.join()
         for i in range(2):
             assert pair[i].closed
-            np.testing.assert_array_equal(outs[i].numpy(), np.full(16, 3, np.float32))
-            streams[i].synchronize()
-        assert sorted(destroyed) == sorted(f"Communicator(rank {i} of 2, device {i})" for i in range(2)), destroyed
+            assert before_sync[i] == [], before_sync
+            np.testing.assert_array_equal(outs[i], np.full(16, 3, np.float32))
+        assert sorted(destroyed) == names, destroyed
     finally:
         hg.hccl._destroy = real
 
