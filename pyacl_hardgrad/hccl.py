@@ -399,6 +399,16 @@ class Communicator(Handle):
         return self._state.id
 
     @property
+    def name(self) -> str:
+        """The communicator's name (``HcclGetCommName``): the ``hcclCommName`` of its config, or
+        the one the library gave it."""
+        self._check_open()
+        buf = ffi.new("char[]", int(_k.COMM_NAME_MAX_LENGTH))
+        with self._lock:
+            _check(_hccl_binding.lib().HcclGetCommName(self._comm, buf), "HcclGetCommName")
+        return ffi.string(buf).decode("utf-8", errors="replace")
+
+    @property
     def device(self) -> Device:
         """The device this rank runs on (a Device handle, made on first access)."""
         self._check_open()

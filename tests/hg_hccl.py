@@ -480,7 +480,22 @@ def check_communicator_keeps_its_device_in_use(hg: Any, comms: list[Any]) -> Non
     c.close()
 
 
+def check_config_sets_fields_by_name(hg: Any, comms: list[Any]) -> None:
+    info = hg.hccl.get_root_info(0)
+    with hg.hccl.Communicator(info, 0, 1, device=0, config={"hcclBufferSize": 64, "hcclCommName": "solo"}) as c:
+        assert (c.rank, c.size, c.name) == (0, 1, "solo"), (c.rank, c.size, c.name)
+        x = hg.Tensor(np.arange(4, dtype=np.float32), c.device)
+        np.testing.assert_array_equal(c.all_gather(x).numpy(), np.arange(4, dtype=np.float32)[None])
+    _raises(ValueError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclBufferSize": -1}),
+            "config['hcclBufferSize'] = -1 does not fit", "uint32_t")
+    _raises(ValueError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclCommName": "x" * 200}),
+            "config['hcclCommName'] is 200 bytes", "127")
+    _raises(TypeError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclCommName": 5}),
+            "config['hcclCommName'] must be a str")
+
+
 ERROR_CHECKS = {f.__name__[len("check_"):]: f for f in (
+    check_config_sets_fields_by_name,
     check_closed_communicator_refuses_every_call, check_argument_errors_name_the_argument_and_the_rule,
     check_hccl_error_carries_code_name_and_message, check_close_with_queued_work_destroys_once_after_the_stream,
     check_communicator_keeps_its_device_in_use)}
