@@ -343,7 +343,7 @@ def _inproc_worker(nbytes: int, rounds: int, batch_ms: float) -> InprocResult:
 
     try:
         AllReduce()._run(1)
-        if not all(np.all(y.numpy() == 3) for y in ys):
+        if not all(c.device.make_current() and np.all(y.numpy() == 3) for c, y in zip(comms, ys)):
             raise RuntimeError("the in-process all-reduce gave a wrong sum")
         times = timed_rounds([("64M", [AllReduce(), Memcpy()])], rounds, batch_ms * 1e6 * rounds)["64M"]
     finally:
