@@ -494,8 +494,19 @@ def check_config_sets_fields_by_name(hg: Any, comms: list[Any]) -> None:
             "config['hcclCommName'] must be a str")
 
 
+def check_one_thread_enqueues_every_ranks_part(hg: Any, comms: list[Any]) -> None:
+    """Operations return once enqueued: one thread may issue every rank's part, then read."""
+    xs = [hg.Tensor(np.full(5, c.rank + 1, np.float32), c.device) for c in comms]
+    ys = [c.all_reduce(x, op="max") for c, x in zip(comms, xs)]
+    zs = [c.all_gather(x) for c, x in zip(comms, xs)]
+    for c, y, z in zip(comms, ys, zs):
+        c.device.make_current()                 # (a tensor is read with its device current)
+        np.testing.assert_array_equal(y.numpy(), np.full(5, 2, np.float32))
+        np.testing.assert_array_equal(z.numpy()[:, 0], [1, 2])
+
+
 ERROR_CHECKS = {f.__name__[len("check_"):]: f for f in (
-    check_config_sets_fields_by_name,
+    check_config_sets_fields_by_name, check_one_thread_enqueues_every_ranks_part,
     check_closed_communicator_refuses_every_call, check_argument_errors_name_the_argument_and_the_rule,
     check_hccl_error_carries_code_name_and_message, check_close_with_queued_work_destroys_once_after_the_stream,
     check_communicator_keeps_its_device_in_use)}
