@@ -1,533 +1,684 @@
-"""Shared by the hg.hccl tests: each rank's input and a numpy model of every collective.
+"""Driver of the HCCL tests: HCCL's C API through ctypes (libhccl.so alone: the communicator
+calls resolve through it too), run in subprocesses so that a hang ends at a timeout and each
+run has a fresh runtime.
 
-The model states what the collectives compute: reductions in rank order (rank 0 op rank 1 op ...),
-float16 and bfloat16 accumulated in float32 and rounded once at the end, integers wrapping in
-their own width.  The same inputs are made in the worker processes and in the test, so a test
-compares against values it computed itself.
+    python hg_hccl.py threads NRANKS CASES_JSON       ranks of one process (HcclCommInitAll)
+    python hg_hccl.py rootinfo-threads NRANKS CASES   ranks as threads meeting at a root info
+    python hg_hccl.py rank RANK NRANKS HEX CASES      one rank of a multi-process run (HEX: the
+                                                      root info; "make" on rank 0 prints it first)
+    python hg_hccl.py scenario NAME                   one of SCENARIOS (prints OK)
+
+Every case runs one collective on every rank with inputs drawn from a seed known to all ranks,
+so each rank checks its own output against numpy bit for bit: reductions in rank order, fp16
+and bf16 accumulated in fp32 and rounded once (to nearest even), integers wrapping.
 """
 from __future__ import annotations
 
+import ctypes as C
+import json
 import os
-import subprocess
 import sys
-import tempfile
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-import ml_dtypes
 import numpy as np
 
-TESTS_DIR = Path(__file__).resolve().parent
+HCCL_SUCCESS = 0
+E_PARA, E_PTR, E_NOT_SUPPORT, E_TIMEOUT = 1, 2, 5, 9
 
-DTYPES = ("float32", "float16", "bfloat16", "int32", "int8")
-OPS = ("sum", "prod", "max", "min")
-# HCCL's rule: prod takes int8, int32, int64, uint64, float16, float32, float64 (no bfloat16); the
-# call fails with HCCL_E_NOT_SUPPORT
-UNSUPPORTED = {("prod", "bfloat16")}
-_NUMPY_OPS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
-
-
-def np_dtype(name: str) -> np.dtype[Any]:
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
-
-
-def rank_input(rank: int, n: int, dtype: str, op: str = "sum", salt: int = 0) -> np.ndarray:
-    """Rank ``rank``'s input of ``n`` elements: values whose reductions stay finite (products of
-    up to 4 ranks in [0.5, 2) for floats; integers wrap by design) and that differ by rank."""
-    rng = np.random.default_rng([rank, n, salt, DTYPES.index(dtype) if dtype in DTYPES else 99])
-    dt = np_dtype(dtype)
-    if dt.kind == "f" or dtype == "bfloat16":
-        if op == "prod":
-            v = rng.uniform(0.5, 2.0, n)
-        else:
-            v = rng.uniform(-100.0, 100.0, n)
-        return v.astype(np.float32).astype(dt)
-    info = np.iinfo(dt)
-    lo, hi = (-7, 8) if op == "prod" else (info.min, info.max)
-    return rng.integers(lo, hi, n, endpoint=True).astype(dt)
+# name -> (HcclDataType, numpy storage dtype); bf16 is stored as its uint16 bits
+DTYPES: dict[str, tuple[int, Any]] = {
+    "int8": (0, np.int8), "int16": (1, np.int16), "int32": (2, np.int32), "fp16": (3, np.float16),
+    "fp32": (4, np.float32), "int64": (5, np.int64), "uint64": (6, np.uint64), "uint8": (7, np.uint8),
+    "uint16": (8, np.uint16), "uint32": (9, np.uint32), "fp64": (10, np.float64), "bf16": (11, np.uint16),
+}
+REDUCIBLE = ["int8", "int16", "int32", "int64", "uint64", "fp16", "fp32", "fp64", "bf16"]
+OPS = {"sum": 0, "prod": 1, "max": 2, "min": 3}
+# (dtype, op) pairs HCCL refuses: prod takes neither int16 nor bf16
+PROD_REFUSED = {"int16", "bf16"}
 
 
-def reduce(arrays: list[np.ndarray], op: str) -> np.ndarray:
-    """The reduction in rank order, as the collectives define it."""
-    dt = arrays[0].dtype
-    f = _NUMPY_OPS[op]
-    if dt.kind == "f" and dt.itemsize < 4 or dt == np.dtype(ml_dtypes.bfloat16):
-        acc = arrays[0].astype(np.float32)
-        for a in arrays[1:]:
-            acc = f(acc, a.astype(np.float32))
-        return acc.astype(dt)              # rounded once
-    acc = arrays[0].copy()
+def libdir() -> Path:
+    env = os.environ.get("PYACL_HARDGRAD_TEST_LIBDIR")
+    if env:
+        return Path(env)
+    import pyacl_hardgrad
+    return Path(pyacl_hardgrad.get_library_dir())
+
+
+class Api:
+    """libascendcl and libhccl through ctypes (every Hccl* symbol looked up in libhccl.so)."""
+
+    def __init__(self) -> None:
+        d = libdir()
+        self.acl = C.CDLL(str(d / "libascendcl.so"))
+        self.h = C.CDLL(str(d / "libhccl.so"))
+        self.acl.aclGetRecentErrMsg.restype = C.c_char_p
+        self.h.HcclGetErrorString.restype = C.c_char_p
+        for name in ("aclrtMalloc", "aclrtMemcpy", "aclrtFree", "aclrtSetDevice", "aclrtCreateStream",
+                     "aclrtSynchronizeStream", "aclrtDestroyStream", "aclInit", "aclFinalize"):
+            getattr(self.acl, name).restype = C.c_int
+        self.acl.aclrtMemcpy.argtypes = [C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_int]
+        self.acl.aclrtMalloc.argtypes = [C.POINTER(C.c_void_p), C.c_size_t, C.c_int]
+        self.acl.aclrtFree.argtypes = [C.c_void_p]
+        self.acl.aclrtSynchronizeStream.argtypes = [C.c_void_p]
+        self.acl.aclrtDestroyStream.argtypes = [C.c_void_p]
+        u64, u32, vp, i = C.c_uint64, C.c_uint32, C.c_void_p, C.c_int
+        sig = {
+            "HcclAllReduce": [vp, vp, u64, i, i, vp, vp],
+            "HcclReduce": [vp, vp, u64, i, i, u32, vp, vp],
+            "HcclBroadcast": [vp, u64, i, u32, vp, vp],
+            "HcclAllGather": [vp, vp, u64, i, vp, vp],
+            "HcclAllGatherV": [vp, u64, vp, vp, vp, i, vp, vp],
+            "HcclReduceScatter": [vp, vp, u64, i, i, vp, vp],
+            "HcclReduceScatterV": [vp, vp, vp, vp, u64, i, i, vp, vp],
+            "HcclScatter": [vp, vp, u64, i, u32, vp, vp],
+            "HcclAlltoAll": [vp, u64, i, vp, u64, i, vp, vp],
+            "HcclAlltoAllV": [vp, vp, vp, i, vp, vp, vp, i, vp, vp],
+            "HcclAlltoAllVC": [vp, vp, i, vp, i, vp, vp],
+            "HcclSend": [vp, u64, i, u32, vp, vp],
+            "HcclRecv": [vp, u64, i, u32, vp, vp],
+            "HcclBatchSendRecv": [vp, u32, vp, vp],
+            "HcclBarrier": [vp, vp],
+            "HcclCommInitAll": [u32, vp, vp],
+            "HcclCommInitRootInfo": [u32, vp, u32, vp],
+            "HcclGetRootInfo": [vp],
+            "HcclCommDestroy": [vp],
+            "HcclGetRankSize": [vp, vp],
+            "HcclGetRankId": [vp, vp],
+            "HcclGetCommAsyncError": [vp, vp],
+        }
+        for name, args in sig.items():
+            f = getattr(self.h, name)
+            f.argtypes = args
+            f.restype = C.c_int
+
+    def check(self, rc: int, what: str) -> None:
+        if rc != 0:
+            msg = self.acl.aclGetRecentErrMsg()
+            raise RuntimeError(f"{what} returned {rc}: {msg.decode() if msg else ''}")
+
+    def errmsg(self) -> str:
+        msg = self.acl.aclGetRecentErrMsg()
+        return msg.decode() if msg else ""
+
+
+class Rank:
+    """One rank: its device, stream and communicator."""
+
+    def __init__(self, api: Api, rank: int, device: int, comm: C.c_void_p) -> None:
+        self.api, self.rank, self.device, self.comm = api, rank, device, comm
+        api.check(api.acl.aclrtSetDevice(device), "aclrtSetDevice")
+        s = C.c_void_p()
+        api.check(api.acl.aclrtCreateStream(C.byref(s)), "aclrtCreateStream")
+        self.stream = s
+        self.bufs: list[C.c_void_p] = []
+
+    def dev(self, host: np.ndarray | None, nbytes: int | None = None) -> C.c_void_p:
+        """Device copy of host (or nbytes filled with 0xA5: a sentinel untouched outputs keep)."""
+        self.api.check(self.api.acl.aclrtSetDevice(self.device), "aclrtSetDevice")
+        n = host.nbytes if host is not None else int(nbytes or 0)
+        p = C.c_void_p()
+        self.api.check(self.api.acl.aclrtMalloc(C.byref(p), max(n, 1), 0), "aclrtMalloc")
+        src = host if host is not None else np.full(n, 0xA5, np.uint8)
+        if n:
+            self.api.check(self.api.acl.aclrtMemcpy(p, n, src.ctypes.data, n, 1), "aclrtMemcpy")
+        self.bufs.append(p)
+        return p
+
+    def host(self, p: C.c_void_p, nbytes: int) -> np.ndarray:
+        out = np.empty(nbytes, np.uint8)
+        self.api.check(self.api.acl.aclrtSetDevice(self.device), "aclrtSetDevice")
+        if nbytes:
+            self.api.check(self.api.acl.aclrtMemcpy(out.ctypes.data, nbytes, p, nbytes, 2), "aclrtMemcpy")
+        return out
+
+    def sync(self) -> None:
+        self.api.check(self.api.acl.aclrtSynchronizeStream(self.stream), "aclrtSynchronizeStream")
+
+    def free_all(self) -> None:
+        for p in self.bufs:
+            self.api.acl.aclrtFree(p)
+        self.bufs.clear()
+
+    def close(self) -> None:
+        """Free the buffers, destroy the stream and the communicator."""
+        self.free_all()
+        self.api.acl.aclrtDestroyStream(self.stream)
+        self.api.h.HcclCommDestroy(self.comm)
+
+
+# ------------------------------------------------------------------ numbers
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_float(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def make_input(dtype: str, count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    st = DTYPES[dtype][1]
+    if dtype in ("fp16", "fp32", "fp64"):
+        return (rng.standard_normal(count) * 3).astype(st)
+    if dtype == "bf16":
+        return bf16_bits(rng.standard_normal(count) * 3)
+    info = np.iinfo(st)
+    return rng.integers(info.min, int(info.max) + 1, count, dtype=st)
+
+
+def reduce_ref(xs: list[np.ndarray], dtype: str, op: str) -> np.ndarray:
+    """The reduction in rank order, through an fp32 accumulator for fp16/bf16, rounded once."""
+    def conv(x: np.ndarray) -> np.ndarray:
+        if dtype == "fp16":
+            return x.astype(np.float32)
+        if dtype == "bf16":
+            return bf16_float(x)
+        return x
+    acc = conv(xs[0]).copy()
     with np.errstate(over="ignore"):
-        for a in arrays[1:]:
-            acc = f(acc, a).astype(dt)     # wraps in its own width
-    return acc
+        for x in xs[1:]:
+            v = conv(x)
+            if op == "sum":
+                acc = acc + v
+            elif op == "prod":
+                acc = acc * v
+            elif op == "max":
+                acc = np.maximum(acc, v)
+            else:
+                acc = np.minimum(acc, v)
+    acc = acc.astype(acc.dtype)
+    if dtype == "fp16":
+        return acc.astype(np.float16)
+    if dtype == "bf16":
+        return bf16_bits(acc)
+    return acc.astype(DTYPES[dtype][1])
 
 
-def bits(a: np.ndarray) -> np.ndarray:
-    """The array's bit patterns (bit-exact comparison, NaN-safe)."""
-    return np.ascontiguousarray(a).view(np.dtype(f"u{a.dtype.itemsize}"))
+# ------------------------------------------------------------------ cases
 
 
-def run_python(code: str, devices: int = 4, timeout: float = 240, extra_env: dict[str, str] | None = None
-               ) -> subprocess.CompletedProcess[str]:
-    """Run ``code`` in a fresh interpreter with ``devices`` virtual devices (tests/ on sys.path)."""
-    env = dict(os.environ, PYACL_HARDGRAD_DEVICE_COUNT=str(devices), PYTHONPATH=os.pathsep.join(
-        [str(TESTS_DIR)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    env.update(extra_env or {})
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=tempfile.gettempdir())   # not the checkout: the installed package
+def case_list(kind: str, nranks: int) -> list[dict[str, Any]]:
+    """Every dtype (x every op for reductions) of one collective, with awkward counts."""
+    cases: list[dict[str, Any]] = []
+    if kind in ("allreduce", "reduce", "reducescatter", "reducescatterv"):
+        for dt in REDUCIBLE:
+            for op in OPS:
+                if op == "prod" and dt in PROD_REFUSED:
+                    continue
+                cases.append({"kind": kind, "dtype": dt, "op": op, "count": 37 + len(cases) % 5,
+                              "root": len(cases) % nranks})
+        if kind == "allreduce":     # one large enough to span several blocks of every algorithm
+            cases.append({"kind": kind, "dtype": "fp32", "op": "sum", "count": 300_001, "root": 0})
+            cases.append({"kind": kind, "dtype": "bf16", "op": "sum", "count": 70_001, "root": 0})
+    else:
+        for dt in DTYPES:
+            cases.append({"kind": kind, "dtype": dt, "op": "sum", "count": 13 + len(cases) % 4,
+                          "root": len(cases) % nranks})
+    for i, c in enumerate(cases):
+        c["seed"] = 1000 * i + 17
+    return cases
 
 
-# -- the collectives of one process: one thread per device ----------------------------------------
-N_BLOCK = 13            # elements of one rank's block: sizes are multiples of the rank count
-REDUCING = ("all_reduce", "reduce_scatter", "reduce")
-MOVING = ("broadcast", "all_gather", "scatter", "all_to_all", "send_recv")
-ROOT = {"broadcast": 1, "scatter": 2, "reduce": 3}
+def _counts_matrix(case: dict[str, Any], n: int) -> np.ndarray:
+    rng = np.random.default_rng(case["seed"] + 99)
+    return rng.integers(0, case["count"] + 1, (n, n)).astype(np.uint64)
 
 
-def case_key(kind: str, dtype: str, op: str, rank: int) -> str:
-    return f"{kind}|{dtype}|{op}|{rank}"
-
-
-def run_rank(comm: Any, out: dict[str, np.ndarray]) -> None:
-    """Every collective x dtype (x op for the reductions) on this rank; results into ``out``."""
-    import pyacl_hardgrad as hg
-
-    r, n = comm.rank, comm.size
-    dev = comm.device
-    count = n * N_BLOCK
-    for dtype in DTYPES:
-        for op in OPS:
-            x = hg.Tensor(rank_input(r, count, dtype, op), dev)
-            if (op, dtype) in UNSUPPORTED:
-                for kind in REDUCING:
-                    try:
-                        getattr(comm, kind)(x, op=op)
-                    except hg.hccl.HcclError as exc:
-                        out[case_key(kind, dtype, op, r)] = np.array([exc.code, "bfloat16" in exc.detail])
-                    else:
-                        out[case_key(kind, dtype, op, r)] = np.array([0, 0])
-                continue
-            out[case_key("all_reduce", dtype, op, r)] = comm.all_reduce(x, op=op).numpy()
-            out[case_key("reduce_scatter", dtype, op, r)] = comm.reduce_scatter(x, op=op).numpy()
-            red = hg.Tensor(np.zeros(count, np_dtype(dtype)), dev)
-            comm.reduce(x, red, op=op, root=ROOT["reduce"])
-            out[case_key("reduce", dtype, op, r)] = red.numpy()
-        x = hg.Tensor(rank_input(r, count, dtype), dev)
-        b = hg.Tensor(rank_input(r, count, dtype), dev)
-        out[case_key("broadcast", dtype, "", r)] = comm.broadcast(b, root=ROOT["broadcast"]).numpy()
-        out[case_key("all_gather", dtype, "", r)] = comm.all_gather(x).numpy()
-        send = x if r == ROOT["scatter"] else None
-        got = hg.Tensor(np.zeros(N_BLOCK, np_dtype(dtype)), dev)
-        out[case_key("scatter", dtype, "", r)] = comm.scatter(send, got, root=ROOT["scatter"]).numpy()
-        out[case_key("all_to_all", dtype, "", r)] = comm.all_to_all(x).numpy()
-        into = hg.Tensor(np.zeros(count, np_dtype(dtype)), dev)
-        if r % 2 == 0:          # even ranks send first, odd ranks receive first: no cycle of waits
-            comm.send(x, (r + 1) % n)
-            comm.recv(into, (r - 1) % n)
+def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
+    """Enqueue the case on every rank given (all ranks of the comm, or this process's one),
+    synchronise, and return the mismatches found (empty: all outputs right)."""
+    kind, dt, op, count, root = case["kind"], case["dtype"], case["op"], case["count"], case["root"]
+    code, st = DTYPES[dt]
+    es = np.dtype(st).itemsize
+    n = nranks
+    inputs = [make_input(dt, count * (n if kind in ("reducescatter", "scatter", "alltoall") else 1),
+                         case["seed"] + q) for q in range(n)]
+    expect: dict[int, tuple[np.ndarray, int]] = {}   # rank -> (expected bytes, recv buffer size)
+    pending: list[tuple[Rank, C.c_void_p, int]] = []
+    keep: list[Any] = []                             # ctypes arrays the calls point at
+    for rk in ranks:
+        r, h = rk.rank, rk.api.h
+        if kind == "allreduce":
+            ref = reduce_ref(inputs, dt, op)
+            s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
+            rc = h.HcclAllReduce(s, o, count, code, OPS[op], rk.comm, rk.stream)
+            expect[r] = (ref.view(np.uint8), count * es)
+        elif kind == "reduce":
+            ref = reduce_ref(inputs, dt, op)
+            s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
+            rc = h.HcclReduce(s, o, count, code, OPS[op], root, rk.comm, rk.stream)
+            expect[r] = (ref.view(np.uint8) if r == root else np.full(count * es, 0xA5, np.uint8), count * es)
+        elif kind == "reducescatter":
+            ref = reduce_ref([x[r * count:(r + 1) * count] for x in inputs], dt, op)
+            s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
+            rc = h.HcclReduceScatter(s, o, count, code, OPS[op], rk.comm, rk.stream)
+            expect[r] = (ref.view(np.uint8), count * es)
+        elif kind == "reducescatterv":
+            cnt = _counts_matrix(case, n)[0]             # block q: cnt[q] elements, after a gap of 1
+            displ = np.zeros(n, np.uint64)
+            ofs = 0
+            for q in range(n):
+                displ[q] = ofs
+                ofs += int(cnt[q]) + 1
+            full = [make_input(dt, ofs, case["seed"] + q) for q in range(n)]
+            lo, hi = int(displ[r]), int(displ[r] + cnt[r])
+            ref = reduce_ref([x[lo:hi] for x in full], dt, op)
+            c_arr, d_arr = np.ascontiguousarray(cnt), np.ascontiguousarray(displ)
+            keep += [c_arr, d_arr]
+            s, o = rk.dev(full[r]), rk.dev(None, int(cnt[r]) * es)
+            rc = h.HcclReduceScatterV(s, c_arr.ctypes.data, d_arr.ctypes.data, o, int(cnt[r]), code, OPS[op],
+                                      rk.comm, rk.stream)
+            expect[r] = (ref.view(np.uint8), int(cnt[r]) * es)
+        elif kind == "allgather":
+            s, o = rk.dev(inputs[r]), rk.dev(None, n * count * es)
+            rc = h.HcclAllGather(s, o, count, code, rk.comm, rk.stream)
+            expect[r] = (np.concatenate(inputs).view(np.uint8), n * count * es)
+        elif kind == "allgatherv":
+            cnt = _counts_matrix(case, n)[1 % n]
+            displ = np.zeros(n, np.uint64)
+            ofs = 0
+            for q in range(n - 1, -1, -1):                # blocks in reverse rank order, gaps of 2
+                displ[q] = ofs
+                ofs += int(cnt[q]) + 2
+            out = np.full(ofs * es, 0xA5, np.uint8)
+            for q in range(n):
+                out[int(displ[q]) * es:(int(displ[q]) + int(cnt[q])) * es] = inputs[q][:int(cnt[q])].view(np.uint8)
+            c_arr, d_arr = np.ascontiguousarray(cnt), np.ascontiguousarray(displ)
+            keep += [c_arr, d_arr]
+            s, o = rk.dev(inputs[r][:int(cnt[r])].copy()), rk.dev(None, ofs * es)
+            rc = h.HcclAllGatherV(s, int(cnt[r]), o, c_arr.ctypes.data, d_arr.ctypes.data, code, rk.comm, rk.stream)
+            expect[r] = (out, ofs * es)
+        elif kind == "broadcast":
+            o = rk.dev(inputs[r])
+            rc = h.HcclBroadcast(o, count, code, root, rk.comm, rk.stream)
+            expect[r] = (inputs[root].view(np.uint8), count * es)
+        elif kind == "scatter":
+            s = rk.dev(inputs[r]) if r == root else None
+            o = rk.dev(None, count * es)
+            rc = h.HcclScatter(s, o, count, code, root, rk.comm, rk.stream)
+            expect[r] = (inputs[root][r * count:(r + 1) * count].view(np.uint8), count * es)
+        elif kind == "alltoall":
+            s, o = rk.dev(inputs[r]), rk.dev(None, n * count * es)
+            rc = h.HcclAlltoAll(s, count, code, o, count, code, rk.comm, rk.stream)
+            expect[r] = (np.concatenate([x[r * count:(r + 1) * count] for x in inputs]).view(np.uint8),
+                         n * count * es)
+        elif kind in ("alltoallv", "alltoallvc"):
+            m = _counts_matrix(case, n)                   # m[p][q]: elements from p to q
+            tot = int(m[r].sum())
+            full = [make_input(dt, int(m[p].sum()), case["seed"] + p) for p in range(n)]
+            sofs = [np.concatenate([[0], np.cumsum(m[p])]).astype(np.uint64) for p in range(n)]
+            rcnt = np.ascontiguousarray(m[:, r])
+            rtot = int(rcnt.sum())
+            exp = np.concatenate([full[p][int(sofs[p][r]):int(sofs[p][r]) + int(m[p][r])] for p in range(n)]
+                                 ).view(np.uint8)
+            s, o = rk.dev(full[r] if tot else np.zeros(1, st)), rk.dev(None, rtot * es)
+            if kind == "alltoallv":
+                sc, sd = np.ascontiguousarray(m[r]), np.ascontiguousarray(sofs[r][:n])
+                rd = np.ascontiguousarray(np.concatenate([[0], np.cumsum(rcnt)])[:n].astype(np.uint64))
+                keep += [sc, sd, rcnt, rd]
+                rc = h.HcclAlltoAllV(s, sc.ctypes.data, sd.ctypes.data, code, o, rcnt.ctypes.data, rd.ctypes.data,
+                                     code, rk.comm, rk.stream)
+            else:
+                mm = np.ascontiguousarray(m)
+                keep.append(mm)
+                rc = h.HcclAlltoAllVC(s, mm.ctypes.data, code, o, code, rk.comm, rk.stream)
+            expect[r] = (exp, rtot * es)
+        elif kind in ("sendrecv", "batch"):
+            nxt, prv = (r + 1) % n, (r - 1) % n
+            s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
+            if kind == "sendrecv":
+                rc = h.HcclSend(s, count, code, nxt, rk.comm, rk.stream)
+                if rc == 0:
+                    rc = h.HcclRecv(o, count, code, prv, rk.comm, rk.stream)
+            else:
+                items = (Item * 2)(Item(1, o, count, code, prv), Item(0, s, count, code, nxt))
+                keep.append(items)
+                rc = h.HcclBatchSendRecv(items, 2, rk.comm, rk.stream)
+            expect[r] = (inputs[prv].view(np.uint8), count * es)
         else:
-            comm.recv(into, (r - 1) % n)
-            comm.send(x, (r + 1) % n)
-        out[case_key("send_recv", dtype, "", r)] = into.numpy()
+            raise ValueError(kind)
+        if rc != 0:
+            return [f"rank {r}: {kind} {dt} {op} count {count}: call returned {rc}: {rk.api.errmsg()}"]
+        pending.append((rk, o, expect[r][1]))
+    bad = []
+    for rk, o, nbytes in pending:
+        rk.sync()
+        got = rk.host(o, nbytes)
+        want = expect[rk.rank][0]
+        if got.shape != want.shape or not np.array_equal(got, want):
+            diff = np.flatnonzero(got != want) if got.shape == want.shape else []
+            bad.append(f"rank {rk.rank}: {kind} {dt} {op} count {count} root {root}: {len(diff)} bytes differ "
+                       f"(first at byte {diff[0] if len(diff) else '?'})")
+        rk.free_all()
+    return bad
 
 
-def expected(kind: str, dtype: str, op: str, rank: int, n: int) -> np.ndarray:
-    """What ``run_rank`` must find on ``rank`` of ``n`` for one case, from the model (for a
-    combination HCCL refuses: [HCCL_E_NOT_SUPPORT, the detail names the dtype])."""
-    count = n * N_BLOCK
-    if (op, dtype) in UNSUPPORTED:
-        return np.array([5, 1])
-    if kind in REDUCING:
-        inputs = [rank_input(q, count, dtype, op) for q in range(n)]
-        full = reduce(inputs, op)
-        if kind == "all_reduce":
-            return full
-        if kind == "reduce_scatter":
-            return full[rank * N_BLOCK:(rank + 1) * N_BLOCK]
-        return full if rank == ROOT["reduce"] else np.zeros(count, np_dtype(dtype))
-    inputs = [rank_input(q, count, dtype) for q in range(n)]
-    if kind == "broadcast":
-        return inputs[ROOT["broadcast"]]
-    if kind == "all_gather":
-        return np.stack(inputs)
-    if kind == "scatter":
-        return inputs[ROOT["scatter"]][rank * N_BLOCK:(rank + 1) * N_BLOCK]
-    if kind == "all_to_all":
-        return np.concatenate([inputs[q][rank * N_BLOCK:(rank + 1) * N_BLOCK] for q in range(n)])
-    if kind == "send_recv":
-        return inputs[(rank - 1) % n]
-    raise ValueError(kind)
+class Item(C.Structure):
+    _fields_ = [("type", C.c_int), ("buf", C.c_void_p), ("count", C.c_uint64), ("dtype", C.c_int),
+                ("remote", C.c_uint32)]
 
 
-def all_cases(n: int) -> list[tuple[str, str, str, int]]:
-    out = [(k, d, o, r) for k in REDUCING for d in DTYPES for o in OPS for r in range(n)]
-    out += [(k, d, "", r) for k in MOVING for d in DTYPES for r in range(n)]
-    return out
+# ------------------------------------------------------------------ modes
 
 
-def thread_worker(path: str, ndev: int = 4) -> None:
-    """init_all over ``ndev`` virtual devices, one thread per rank running ``run_rank``; the
-    results saved to ``path`` (npz, keys from case_key; bfloat16 saved as its bits)."""
-    import threading
+def init_all(api: Api, n: int) -> list[Rank]:
+    api.check(api.acl.aclInit(None), "aclInit")
+    devs = (C.c_int32 * n)(*range(n))
+    comms = (C.c_void_p * n)()
+    api.check(api.h.HcclCommInitAll(n, devs, comms), "HcclCommInitAll")
+    return [Rank(api, r, r, C.c_void_p(comms[r])) for r in range(n)]
 
-    import pyacl_hardgrad as hg
 
-    comms = hg.hccl.Communicator.init_all(list(range(ndev)))
-    results: dict[str, np.ndarray] = {}
-    errors: list[BaseException] = []
+def run_threads(n: int, cases: list[dict[str, Any]]) -> int:
+    api = Api()
+    ranks = init_all(api, n)
+    bad = []
+    for case in cases:
+        bad += run_case(ranks, case, n)
+    for rk in ranks:
+        api.check(api.h.HcclCommDestroy(rk.comm), "HcclCommDestroy")
+    print("\n".join(bad) if bad else f"OK {len(cases)} cases on {n} ranks")
+    return 1 if bad else 0
 
-    def main(comm: Any) -> None:
+
+def root_info(api: Api) -> bytes:
+    buf = C.create_string_buffer(4108)
+    api.check(api.h.HcclGetRootInfo(buf), "HcclGetRootInfo")
+    return buf.raw
+
+
+def join(api: Api, n: int, rank: int, ri: bytes, device: int) -> Rank:
+    api.check(api.acl.aclrtSetDevice(device), "aclrtSetDevice")
+    comm = C.c_void_p()
+    api.check(api.h.HcclCommInitRootInfo(n, C.create_string_buffer(ri, 4108), rank, C.byref(comm)),
+              "HcclCommInitRootInfo")
+    return Rank(api, rank, device, comm)
+
+
+def run_rootinfo_threads(n: int, cases: list[dict[str, Any]]) -> int:
+    """Ranks as threads meeting at a root info, each thread enqueuing its own rank's ops."""
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    ri = root_info(api)
+    bad: list[str] = []
+    lock = threading.Lock()
+
+    def body(r: int) -> None:
         try:
-            run_rank(comm, results)
-        except BaseException as exc:        # reported by the parent
-            errors.append(exc)
-
-    threads = [threading.Thread(target=main, args=(c,)) for c in comms]
+            rk = join(api, n, r, ri, r)
+            for case in cases:
+                out = run_case([rk], case, n)
+                with lock:
+                    bad.extend(out)
+            api.check(api.h.HcclCommDestroy(rk.comm), "HcclCommDestroy")
+        except Exception as e:  # reported below
+            with lock:
+                bad.append(f"rank {r}: {e}")
+    threads = [threading.Thread(target=body, args=(r,)) for r in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    for c in comms:
-        c.close()
-    if errors:
-        raise errors[0]
-    np.savez(path, **{k: bits(v) for k, v in results.items()})
+    print("\n".join(bad) if bad else f"OK {len(cases)} cases on {n} thread ranks")
+    return 1 if bad else 0
 
 
-
-# -- processes of one host: multiprocessing (spawn), the root info through a queue ---------------
-PROC_COUNT = 2 * 3 * 4      # elements per rank (a multiple of 2, 3 and 4)
-
-
-def proc_rank(rank: int, n: int, infos: Any, results: Any) -> None:
-    """Rank ``rank`` of ``n`` processes: rank 0 makes the root info and puts it on ``infos`` once
-    per other rank; each rank runs all-reduce, all-gather, broadcast, all-to-all and a send/recv
-    ring on device 0 of its process and puts (rank, {name: bits}) or (rank, error text) on
-    ``results``."""
-    try:
-        import pyacl_hardgrad as hg
-
-        if rank == 0:
-            info = hg.hccl.get_root_info()
-            for _ in range(n - 1):
-                infos.put(info)
-        else:
-            info = infos.get(timeout=60)
-        out: dict[str, np.ndarray] = {}
-        with hg.Device(0) as dev, hg.hccl.Communicator(info, rank, n, device=dev) as comm:
-            assert (comm.rank, comm.size, comm.device_id) == (rank, n, 0)
-            x = hg.Tensor(rank_input(rank, PROC_COUNT, "float32"), dev)
-            out["all_reduce"] = comm.all_reduce(x).numpy()
-            out["all_gather"] = comm.all_gather(x).numpy()
-            b = hg.Tensor(rank_input(rank, PROC_COUNT, "float32"), dev)
-            out["broadcast"] = comm.broadcast(b, root=n - 1).numpy()
-            out["all_to_all"] = comm.all_to_all(x).numpy()
-            into = hg.Tensor(np.zeros(PROC_COUNT, np.float32), dev)
-            if rank % 2 == 0:
-                comm.send(x, (rank + 1) % n)
-                comm.recv(into, (rank - 1) % n)
-            else:
-                comm.recv(into, (rank - 1) % n)
-                comm.send(x, (rank + 1) % n)
-            out["send_recv"] = into.numpy()
-            for t in (x, b, into):
-                t.close()
-        results.put((rank, {k: bits(v) for k, v in out.items()}))
-    except BaseException as exc:        # the parent reports it
-        import traceback
-        results.put((rank, f"{exc!r}\n{traceback.format_exc()}"))
-
-
-def proc_expected(rank: int, n: int) -> dict[str, np.ndarray]:
-    inputs = [rank_input(q, PROC_COUNT, "float32") for q in range(n)]
-    block = PROC_COUNT // n
-    return {
-        "all_reduce": reduce(inputs, "sum"),
-        "all_gather": np.stack(inputs),
-        "broadcast": inputs[n - 1],
-        "all_to_all": np.concatenate([inputs[q][rank * block:(rank + 1) * block] for q in range(n)]),
-        "send_recv": inputs[(rank - 1) % n],
-    }
-
-
-def ctypes_rank(rank: int, n: int, conn: Any, results: Any) -> None:
-    """A client in the style of ctypes users of HCCL (vllm-ascend's pyhccl): it opens only
-    libhccl.so with ctypes and declares the few functions it calls; device buffers and the
-    stream come from the package, as such clients take them from their tensor library.  The
-    root info (a 4108-byte struct) goes from rank 0 through a pipe; init, all-reduce, all-gather,
-    destroy.  Puts (rank, {name: bits}) or (rank, error text) on ``results``."""
-    try:
-        import ctypes
-
-        import pyacl_hardgrad as hg
-
-        lib = ctypes.CDLL(os.path.join(hg.get_library_dir(), "libhccl.so"))
-
-        class RootInfo(ctypes.Structure):
-            _fields_ = [("internal", ctypes.c_byte * 4108)]
-
-        result_t, comm_t, ptr_t = ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p
-        for name, restype, argtypes in (
-                ("HcclGetErrorString", ctypes.c_char_p, [result_t]),
-                ("HcclGetRootInfo", result_t, [ctypes.POINTER(RootInfo)]),
-                ("HcclCommInitRootInfo", result_t, [ctypes.c_uint32, ctypes.POINTER(RootInfo), ctypes.c_uint32,
-                                                    ctypes.POINTER(comm_t)]),
-                ("HcclAllReduce", result_t, [ptr_t, ptr_t, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, comm_t,
-                                             ptr_t]),
-                ("HcclAllGather", result_t, [ptr_t, ptr_t, ctypes.c_uint64, ctypes.c_int, comm_t, ptr_t]),
-                ("HcclCommDestroy", result_t, [comm_t])):
-            f = getattr(lib, name)
-            f.restype, f.argtypes = restype, argtypes
-
-        def check(status: int, what: str) -> None:
-            if status != 0:
-                raise RuntimeError(f"{what}: {status} {lib.HcclGetErrorString(status).decode()}")
-
-        dev = hg.Device(0)
-        info = RootInfo()
-        if rank == 0:
-            check(lib.HcclGetRootInfo(ctypes.byref(info)), "HcclGetRootInfo")
-            for c in conn:
-                c.send_bytes(bytes(info))
-        else:
-            info = RootInfo.from_buffer_copy(conn.recv_bytes())
-        comm = comm_t()
-        check(lib.HcclCommInitRootInfo(n, ctypes.byref(info), rank, ctypes.byref(comm)), "HcclCommInitRootInfo")
-        stream = dev.create_stream()
-        s = int(hg.ffi.cast("uintptr_t", stream.handle))
-        x = hg.Tensor(rank_input(rank, PROC_COUNT, "float32"), dev)
-        red = hg.empty(PROC_COUNT, "float32", dev)
-        gat = hg.empty((n, PROC_COUNT), "float32", dev)
-        fp32, hsum = 4, 0                       # HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM as HCCL numbers them
-        check(lib.HcclAllReduce(x.data_ptr, red.data_ptr, PROC_COUNT, fp32, hsum, comm, s), "HcclAllReduce")
-        check(lib.HcclAllGather(x.data_ptr, gat.data_ptr, PROC_COUNT, fp32, comm, s), "HcclAllGather")
-        stream.synchronize()
-        out = {"all_reduce": red.numpy(), "all_gather": gat.numpy()}
-        check(lib.HcclCommDestroy(comm), "HcclCommDestroy")
-        for t in (x, red, gat, stream, dev):
-            t.close()
-        results.put((rank, {k: bits(v) for k, v in out.items()}))
-    except BaseException as exc:
-        import traceback
-        results.put((rank, f"{exc!r}\n{traceback.format_exc()}"))
-
-
-def gather_results(procs: list[Any], results: Any, n: int, timeout: float = 120) -> dict[int, Any]:
-    """Each rank's result from ``results``; the processes joined (killed after ``timeout``)."""
-    import queue
-    import time
-
-    got: dict[int, Any] = {}
-    deadline = time.monotonic() + timeout
-    try:
-        while len(got) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"ranks {sorted(set(range(n)) - set(got))} did not report in {timeout} s")
-            try:
-                rank, value = results.get(timeout=min(left, 1.0))
-            except queue.Empty:
-                dead = [p for p in procs if p.exitcode not in (None, 0)]
-                if dead and len(got) < n and results.empty():
-                    time.sleep(0.5)
-                    if results.empty():
-                        raise RuntimeError(f"a rank process exited with {dead[0].exitcode} before reporting")
-                continue
-            got[rank] = value
-    finally:
-        for p in procs:
-            p.join(timeout=max(1.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join()
-    return got
-
-
-# -- argument errors, closing, lifetimes: checks run in one process with two devices ---------------
-def _raises(exc: type[BaseException], fn: Any, *words: str) -> str:
-    """Call fn; the exception's text must name every word (the argument and the rule)."""
-    try:
-        fn()
-    except exc as e:
-        text = str(e)
-        missing = [w for w in words if w not in text]
-        if missing:
-            raise AssertionError(f"{type(e).__name__}({text!r}) does not say {missing}") from None
-        return text
-    raise AssertionError(f"no {exc.__name__} raised")
-
-
-def check_closed_communicator_refuses_every_call(hg: Any, comms: list[Any]) -> None:
-    with hg.Device(0) as dev:
-        c = hg.hccl.Communicator.init_all([dev])[0]
-        x = hg.Tensor(np.ones(4, np.float32), dev)
-        c.close()
-        c.close()                                 # a second close is harmless
-        assert c.closed
-        for call in (lambda: c.all_reduce(x), lambda: c.broadcast(x), lambda: c.all_gather(x),
-                     lambda: c.reduce_scatter(x), lambda: c.reduce(x), lambda: c.scatter(x),
-                     lambda: c.all_to_all(x), lambda: c.send(x, 0), lambda: c.recv(x, 0),
-                     lambda: c.barrier(), lambda: c.device):
-            _raises(hg.ClosedError, call, "Communicator is closed")
-        _raises(hg.ClosedError, lambda: c.__enter__(), "closed")
-        x.close()
-
-
-def check_argument_errors_name_the_argument_and_the_rule(hg: Any, comms: list[Any]) -> None:
-    c0 = comms[0]
-    d0, d1 = hg.Device(0), hg.Device(1)
-    x = hg.Tensor(np.ones(8, np.float32), d0)
-    _raises(ValueError, lambda: c0.all_reduce(x, hg.empty(7, "float32", d0)), "out has 7 elements", "send has 8")
-    _raises(TypeError, lambda: c0.all_reduce(x, hg.empty(8, "int32", d0)), "out has dtype int32", "float32")
-    _raises(ValueError, lambda: c0.all_reduce(hg.Tensor(np.ones(8, np.float32), d1)), "send is on device 1",
-            "device 0")
-    _raises(ValueError, lambda: c0.all_reduce(x, hg.empty(8, "float32", d1)), "out is on device 1")
-    _raises(TypeError, lambda: c0.all_reduce(np.ones(8, np.float32)), "send must be a Tensor")
-    _raises(TypeError, lambda: c0.all_reduce(hg.Tensor(np.ones(8, np.complex64), d0)), "send has dtype complex64")
-    _raises(ValueError, lambda: c0.all_reduce(x, op="avg"), "op must be one of")
-    _raises(ValueError, lambda: c0.all_reduce(x, op=7), "op 7")
-    _raises(ValueError, lambda: c0.all_gather(x, hg.empty(8, "float32", d0)), "out has 8 elements", "2 x 8")
-    _raises(ValueError, lambda: c0.reduce_scatter(hg.Tensor(np.ones(7, np.float32), d0)), "send has 7 elements",
-            "multiple of the communicator size 2")
-    _raises(ValueError, lambda: c0.broadcast(x, root=2), "root must be", "[0, 1]")
-    _raises(ValueError, lambda: c0.send(x, 0), "peer must be another rank")
-    _raises(ValueError, lambda: c0.scatter(None), "send is required on the root")
-    _raises(ValueError, lambda: c0.all_reduce(hg.Tensor(np.ones((4, 2), np.float32), d0).T), "send must be contiguous")
-    with d1.create_stream() as s1:
-        _raises(ValueError, lambda: c0.all_reduce(x, stream=s1), "stream is a stream of device 1")
-    closed = hg.Tensor(np.ones(8, np.float32), d0)
-    closed.close()
-    _raises(hg.ClosedError, lambda: c0.all_reduce(closed), "send is closed")
-    _raises(ValueError, lambda: hg.hccl.Communicator(b"x" * 10, 0, 2), "root_info must be 4108 bytes")
-    _raises(TypeError, lambda: hg.hccl.Communicator("x", 0, 2), "root_info must be the bytes")
-    _raises(ValueError, lambda: hg.hccl.Communicator(bytes(4108), 2, 2), "rank must be in [0, nranks - 1]")
-    _raises(ValueError, lambda: hg.hccl.Communicator(bytes(4108), 0, 2, config={"nope": 1}),
-            "config has no field 'nope'")
-    _raises(ValueError, lambda: hg.hccl.Communicator.init_all([0, 0]), "devices must be distinct")
-    _raises(FileNotFoundError, lambda: hg.hccl.Communicator.from_rank_table("/nonexistent/rt.json", 0), "rank table")
-
-
-def check_hccl_error_carries_code_name_and_message(hg: Any, comms: list[Any]) -> None:
-    import pickle
-    e = hg.hccl.HcclError(1, "HcclAllReduce")
-    assert (e.code, e.name, e.function) == (1, "HCCL_E_PARA", "HcclAllReduce"), vars(e)
-    assert e.message and e.message in str(e) and "HCCL_E_PARA (1)" in str(e), str(e)
-    assert isinstance(e, hg.PyaclError) and isinstance(e, RuntimeError)
-    e2 = pickle.loads(pickle.dumps(e))
-    assert (type(e2), e2.code, e2.name, e2.message, str(e2)) == (type(e), e.code, e.name, e.message, str(e))
-    # a real failure: a root info of no rendezvous
-    try:
-        hg.hccl.Communicator(bytes(4108), 0, 1, device=0)
-    except hg.hccl.HcclError as err:
-        assert err.code != 0 and err.function == "HcclCommInitRootInfo" and err.message, vars(err)
-        lib = hg.hccl._hccl_binding.lib()
-        assert err.message == hg.hccl.ffi.string(lib.HcclGetErrorString(err.code)).decode()
+def run_rank(rank: int, n: int, hexri: str, cases: list[dict[str, Any]]) -> int:
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    if hexri == "make":
+        ri = root_info(api)
+        print(ri.hex(), flush=True)
     else:
-        raise AssertionError("a root info of zero bytes made a communicator")
+        ri = bytes.fromhex(hexri)
+    ndev = int(os.environ.get("PYACL_HARDGRAD_DEVICE_COUNT", "1"))
+    rk = join(api, n, rank, ri, rank % ndev)
+    bad = []
+    for case in cases:
+        bad += run_case([rk], case, n)
+    api.check(api.h.HcclCommDestroy(rk.comm), "HcclCommDestroy")
+    print("\n".join(bad) if bad else f"OK rank {rank}: {len(cases)} cases")
+    return 1 if bad else 0
 
 
-def check_close_with_queued_work_destroys_once_after_the_stream(hg: Any, comms: list[Any]) -> None:
-    import threading
-    destroyed: list[str] = []
-    real = hg.hccl._destroy
-
-    def counting(comm: Any, state: Any, name: str) -> None:
-        destroyed.append(name)
-        real(comm, state, name)
-    hg.hccl._destroy = counting
-    try:
-        pair = hg.hccl.Communicator.init_all([0, 1])
-        outs: list[Any] = [None, None]
-        before_sync: list[list[str]] = [[], []]
-        streams = [hg.Device(i).create_stream() for i in range(2)]
-        names = [f"Communicator(rank {i} of 2, device {i})" for i in range(2)]
-
-        def rank(i: int) -> None:
-            c = pair[i]
-            x = hg.Tensor(np.full(16, i + 1, np.float32), c.device)
-            y = c.all_reduce(x, stream=streams[i])
-            x.close()
-            # several threads closing at once: one destroy, and only once the stream is done
-            closers = [threading.Thread(target=c.close) for _ in range(4)]
-            for t in closers:
-                t.start()
-            for t in closers:
-                t.join()
-            before_sync[i] = [d for d in destroyed if d == names[i]]
-            outs[i] = y.numpy()                    # waits for the stream: it lets go of the communicator
-            streams[i].synchronize()
-        ts = [threading.Thread(target=rank, args=(i,)) for i in range(2)]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-        for i in range(2):
-            assert pair[i].closed
-            assert before_sync[i] == [], before_sync
-            np.testing.assert_array_equal(outs[i], np.full(16, 3, np.float32))
-        assert sorted(destroyed) == names, destroyed
-    finally:
-        hg.hccl._destroy = real
+# ------------------------------------------------------------------ scenarios
 
 
-def check_communicator_keeps_its_device_in_use(hg: Any, comms: list[Any]) -> None:
-    dev = hg.Device(0)
-    c = hg.hccl.Communicator.init_all([dev])[0]
-    dev.close()
-    assert c.device_id == 0 and not c.closed
-    x = hg.Tensor(np.arange(6, dtype=np.float32), c.device)
-    np.testing.assert_array_equal(c.all_reduce(x, op="max").numpy(), np.arange(6, dtype=np.float32))
-    c.close()
+def expect_code(got: int, want: int, what: str, api: Api, words: tuple[str, ...] = ()) -> None:
+    msg = api.errmsg()
+    if got != want:
+        raise AssertionError(f"{what}: returned {got}, expected {want} ({msg})")
+    for w in words:
+        if w not in msg:
+            raise AssertionError(f"{what}: message {msg!r} lacks {w!r}")
 
 
-def check_config_sets_fields_by_name(hg: Any, comms: list[Any]) -> None:
-    info = hg.hccl.get_root_info(0)
-    with hg.hccl.Communicator(info, 0, 1, device=0, config={"hcclBufferSize": 64, "hcclCommName": "solo"}) as c:
-        assert (c.rank, c.size, c.name) == (0, 1, "solo"), (c.rank, c.size, c.name)
-        x = hg.Tensor(np.arange(4, dtype=np.float32), c.device)
-        np.testing.assert_array_equal(c.all_gather(x).numpy(), np.arange(4, dtype=np.float32)[None])
-    _raises(ValueError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclBufferSize": -1}),
-            "config['hcclBufferSize'] = -1 does not fit", "uint32_t")
-    _raises(ValueError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclCommName": "x" * 200}),
-            "config['hcclCommName'] is 200 bytes", "127")
-    _raises(TypeError, lambda: hg.hccl.Communicator(info, 0, 1, config={"hcclCommName": 5}),
-            "config['hcclCommName'] must be a str")
+def scenario_argument_errors() -> None:
+    api = Api()
+    ranks = init_all(api, 2)
+    h, rk = api.h, ranks[0]
+    s, o = rk.dev(np.zeros(8, np.float32)), rk.dev(None, 32)
+    expect_code(h.HcclAllReduce(s, o, 8, 4, 0, None, rk.stream), E_PTR, "NULL comm", api, ("comm",))
+    expect_code(h.HcclAllReduce(None, o, 8, 4, 0, rk.comm, rk.stream), E_PTR, "NULL sendBuf", api, ("sendBuf",))
+    expect_code(h.HcclAllReduce(s, None, 8, 4, 0, rk.comm, rk.stream), E_PTR, "NULL recvBuf", api, ("recvBuf",))
+    expect_code(h.HcclAllReduce(s, o, 8, 4, 0, rk.comm, None), E_PTR, "NULL stream", api, ("stream",))
+    expect_code(h.HcclAllReduce(s, o, 8, 4, 7, rk.comm, rk.stream), E_PARA, "bad op", api, ("op 7",))
+    expect_code(h.HcclAllReduce(s, o, 8, 13, 0, rk.comm, rk.stream), E_NOT_SUPPORT, "dtype 13", api)
+    expect_code(h.HcclAllReduce(s, o, 8, 7, 0, rk.comm, rk.stream), E_NOT_SUPPORT, "uint8 reduce", api, ("uint8",))
+    expect_code(h.HcclAllReduce(s, o, 8, 11, 1, rk.comm, rk.stream), E_NOT_SUPPORT, "bf16 prod", api, ("prod",))
+    expect_code(h.HcclAllReduce(s, o, 0x800000000, 4, 0, rk.comm, rk.stream), E_PARA, "huge count", api,
+                ("count",))
+    expect_code(h.HcclAllGather(s, o, 2, 12, rk.comm, rk.stream), E_NOT_SUPPORT, "int128 allgather", api)
+    expect_code(h.HcclBroadcast(s, 8, 4, 2, rk.comm, rk.stream), E_PARA, "root out of range", api, ("root 2",))
+    expect_code(h.HcclSend(s, 8, 4, 0, rk.comm, rk.stream), E_PARA, "send to self", api, ("destRank",))
+    expect_code(h.HcclAllReduce(s, o, 0, 4, 0, None, None), HCCL_SUCCESS, "count 0 (HCCL returns at once)", api)
+    expect_code(h.HcclAllReduce(s, o, 16, 4, 0, rk.comm, rk.stream), E_PARA, "past the allocation", api,
+                ("past the end",))
+    size = C.c_uint32()
+    expect_code(h.HcclGetRankSize(rk.comm, None), E_PTR, "NULL rankSize", api)
+    expect_code(h.HcclGetRankSize(rk.comm, C.byref(size)), HCCL_SUCCESS, "rank size", api)
+    assert size.value == 2
+    rid = C.c_uint32()
+    expect_code(h.HcclGetRankId(ranks[1].comm, C.byref(rid)), HCCL_SUCCESS, "rank id", api)
+    assert rid.value == 1
+    assert h.HcclGetErrorString(9) == b"timeout"
+    expect_code(h.HcclCommInitAll(2, None, None), E_PTR, "InitAll NULL devices", api)
+    devs = (C.c_int32 * 2)(0, 0)
+    comms = (C.c_void_p * 2)()
+    expect_code(h.HcclCommInitAll(2, devs, comms), E_PARA, "InitAll duplicate device", api, ("device 0",))
+    rk.free_all()
+    for r in ranks:
+        h.HcclCommDestroy(r.comm)
 
 
-def check_one_thread_enqueues_every_ranks_part(hg: Any, comms: list[Any]) -> None:
-    """Operations return once enqueued: one thread may issue every rank's part, then read."""
-    xs = [hg.Tensor(np.full(5, c.rank + 1, np.float32), c.device) for c in comms]
-    ys = [c.all_reduce(x, op="max") for c, x in zip(comms, xs)]
-    zs = [c.all_gather(x) for c, x in zip(comms, xs)]
-    for c, y, z in zip(comms, ys, zs):
-        c.device.make_current()                 # (a tensor is read with its device current)
-        np.testing.assert_array_equal(y.numpy(), np.full(5, 2, np.float32))
-        np.testing.assert_array_equal(z.numpy()[:, 0], [1, 2])
+def scenario_destroyed_comm() -> None:
+    api = Api()
+    ranks = init_all(api, 2)
+    h, rk = api.h, ranks[0]
+    s, o = rk.dev(np.zeros(8, np.float32)), rk.dev(None, 32)
+    expect_code(h.HcclCommDestroy(rk.comm), HCCL_SUCCESS, "destroy", api)
+    expect_code(h.HcclAllReduce(s, o, 8, 4, 0, rk.comm, rk.stream), E_PARA, "op on a destroyed comm", api,
+                ("not a live communicator",))
+    size = C.c_uint32()
+    expect_code(h.HcclGetRankSize(rk.comm, C.byref(size)), E_PARA, "query on a destroyed comm", api)
+    expect_code(h.HcclCommDestroy(rk.comm), E_PARA, "second destroy", api)
+    h.HcclCommDestroy(ranks[1].comm)
+    rk.free_all()
 
 
-ERROR_CHECKS = {f.__name__[len("check_"):]: f for f in (
-    check_config_sets_fields_by_name, check_one_thread_enqueues_every_ranks_part,
-    check_closed_communicator_refuses_every_call, check_argument_errors_name_the_argument_and_the_rule,
-    check_hccl_error_carries_code_name_and_message, check_close_with_queued_work_destroys_once_after_the_stream,
-    check_communicator_keeps_its_device_in_use)}
+def scenario_wrong_device_buffer() -> None:
+    api = Api()
+    ranks = init_all(api, 2)
+    h = api.h
+    other = ranks[1].dev(np.zeros(8, np.float32))          # device 1's memory
+    o = ranks[0].dev(None, 32)
+    expect_code(h.HcclAllReduce(other, o, 8, 4, 0, ranks[0].comm, ranks[0].stream), E_PARA,
+                "sendBuf on another device", api, ("device 1", "device 0"))
+    expect_code(h.HcclAllReduce(o, o, 8, 4, 0, ranks[0].comm, ranks[1].stream), E_PARA, "stream of another device",
+                api, ("stream",))
+    for r in ranks:
+        r.free_all()
+        h.HcclCommDestroy(r.comm)
 
 
-def error_worker(path: str) -> None:
-    """Run every check of ERROR_CHECKS (two devices, communicators of both); write name -> 'ok' or
-    the failure to ``path`` (JSON)."""
-    import json
-    import traceback
+def scenario_mismatch_fails_every_rank() -> None:
+    api = Api()
+    ranks = init_all(api, 2)
+    h = api.h
+    outs = []
+    for rk, count in zip(ranks, (8, 16)):
+        s, o = rk.dev(np.ones(count, np.float32)), rk.dev(None, count * 4)
+        expect_code(h.HcclAllReduce(s, o, count, 4, 0, rk.comm, rk.stream), HCCL_SUCCESS, "enqueue", api)
+        outs.append((rk, o, count))
+    for rk, o, count in outs:
+        rk.sync()
+        err = C.c_int()
+        expect_code(h.HcclGetCommAsyncError(rk.comm, C.byref(err)), HCCL_SUCCESS, "async error", api)
+        assert err.value == E_PARA, f"rank {rk.rank}: async error {err.value}"
+        assert np.all(rk.host(o, count * 4) == 0xA5), "a failed all-reduce wrote its output"
+    # the comm still works afterwards: ranks agree again
+    for rk in ranks:
+        s, o = rk.dev(np.full(4, rk.rank + 1, np.float32)), rk.dev(None, 16)
+        h.HcclAllReduce(s, o, 4, 4, 0, rk.comm, rk.stream)
+        outs.append((rk, o, 4))
+    for rk, o, _ in outs[2:]:
+        rk.sync()
+        assert np.all(rk.host(o, 16).view(np.float32) == 3.0)
+    for rk in ranks:
+        rk.free_all()
+        h.HcclCommDestroy(rk.comm)
 
-    import pyacl_hardgrad as hg
 
-    comms = hg.hccl.Communicator.init_all([0, 1])
-    report: dict[str, str] = {}
-    for name, check in ERROR_CHECKS.items():
-        try:
-            check(hg, comms)
-            report[name] = "ok"
-        except BaseException as exc:
-            report[name] = f"{exc!r}\n{traceback.format_exc()}"
-    for c in comms:
-        c.close()
-    Path(path).write_text(json.dumps(report))
+def scenario_missing_rank_times_out() -> None:
+    """HCCL_CONNECT_TIMEOUT=2: rank 1 of 3 joins, 0 and 2 never do; the error names them."""
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    ri = root_info(api)
+    api.check(api.acl.aclrtSetDevice(0), "aclrtSetDevice")
+    comm = C.c_void_p()
+    import time
+    t0 = time.monotonic()
+    rc = api.h.HcclCommInitRootInfo(3, C.create_string_buffer(ri, 4108), 1, C.byref(comm))
+    took = time.monotonic() - t0
+    expect_code(rc, E_TIMEOUT, "missing ranks", api, ("0, 2", "HCCL_CONNECT_TIMEOUT"))
+    assert took < 8, f"took {took:.1f} s"
+
+
+def scenario_rendezvous_rejects() -> None:
+    """A wrong nRanks, a duplicate rank and a corrupted root info are refused with clear errors."""
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    ri = root_info(api)
+    api.check(api.acl.aclrtSetDevice(0), "aclrtSetDevice")
+    results: dict[str, tuple[int, str]] = {}
+
+    def call(name: str, n: int, rank: int, data: bytes) -> None:
+        api.check(api.acl.aclrtSetDevice(rank % 2), "aclrtSetDevice")
+        comm = C.c_void_p()
+        rc = api.h.HcclCommInitRootInfo(n, C.create_string_buffer(data, 4108), rank, C.byref(comm))
+        results[name] = (rc, api.errmsg())
+    t = threading.Thread(target=call, args=("first", 2, 0, ri))
+    t.start()
+    import time
+    time.sleep(0.3)
+    call("wrong_nranks", 3, 1, ri)
+    call("duplicate", 2, 0, ri)
+    bad = bytearray(ri)
+    bad[36] ^= 0xFF                                       # inside the nonce (bytes 32..47)
+    call("nonce", 2, 1, bytes(bad))
+    call("magic", 2, 1, b"\0" * 4108)
+    call("second", 2, 1, ri)
+    t.join()
+    assert results["wrong_nranks"][0] == E_PARA and "nRanks 3" in results["wrong_nranks"][1], results
+    assert results["duplicate"][0] == E_PARA and "joined already" in results["duplicate"][1], results
+    assert results["nonce"][0] == E_PARA and "nonce" in results["nonce"][1], results
+    assert results["magic"][0] == E_PARA and "HcclGetRootInfo" in results["magic"][1], results
+    assert results["first"][0] == 0 and results["second"][0] == 0, results
+
+
+def scenario_checking_mode_sees_collectives() -> None:
+    """PYACL_HARDGRAD_CHECK=1: reading the receive buffer before the stream is synchronised is
+    use-before-sync (the report goes to stderr, which the test reads)."""
+    api = Api()
+    ranks = init_all(api, 2)
+    h = api.h
+    outs = []
+    for rk in ranks:
+        s, o = rk.dev(np.ones(1024, np.float32)), rk.dev(None, 4096)
+        h.HcclAllReduce(s, o, 1024, 4, 0, rk.comm, rk.stream)
+        outs.append((rk, o))
+    rk, o = outs[0]
+    rk.host(o, 4096)                       # no synchronize first
+    for rk, _ in outs:
+        rk.sync()
+        rk.close()
+
+
+def scenario_group_sends_before_receives() -> None:
+    """Inside a group, every rank receives from its left before sending to its right: the group
+    runs the (buffered) sends first, so it completes."""
+    api = Api()
+    n = 3
+    ranks = init_all(api, n)
+    h = api.h
+    outs = []
+    assert h.HcclGroupStart() == 0
+    for rk in ranks:
+        s, o = rk.dev(np.full(5, rk.rank, np.int32)), rk.dev(None, 20)
+        assert h.HcclRecv(o, 5, 2, (rk.rank - 1) % n, rk.comm, rk.stream) == 0
+        assert h.HcclSend(s, 5, 2, (rk.rank + 1) % n, rk.comm, rk.stream) == 0
+        outs.append((rk, o))
+    assert h.HcclGroupEnd() == 0
+    assert h.HcclGroupEnd() == E_PARA
+    for rk, o in outs:
+        rk.sync()
+        assert np.all(rk.host(o, 20).view(np.int32) == (rk.rank - 1) % n)
+    for rk in ranks:
+        assert h.HcclBarrier(rk.comm, rk.stream) == 0
+    for rk in ranks:
+        rk.sync()
+        rk.free_all()
+        h.HcclCommDestroy(rk.comm)
+
+
+def scenario_no_host_meaning_calls() -> None:
+    api = Api()
+    ranks = init_all(api, 2)
+    h = api.h
+    win = C.c_void_p()
+    expect_code(h.HcclCommSymWinRegister(ranks[0].comm, None, C.c_uint64(0), C.byref(win), 1), E_NOT_SUPPORT,
+                "HcclCommSymWinRegister", api, ("HcclCommSymWinRegister",))
+    expect_code(h.HcclCommSetMemoryRange(ranks[0].comm, None, C.c_size_t(0), C.c_size_t(0), C.c_uint64(0)),
+                E_NOT_SUPPORT, "HcclCommSetMemoryRange", api, ("HcclCommSetMemoryRange",))
+    for rk in ranks:
+        h.HcclCommDestroy(rk.comm)
+
+
+SCENARIOS: dict[str, Callable[[], None]] = {
+    name[len("scenario_"):]: f for name, f in globals().items() if name.startswith("scenario_") and callable(f)
+}
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[0]
+    if mode == "threads":
+        return run_threads(int(argv[1]), json.loads(argv[2]))
+    if mode == "rootinfo-threads":
+        return run_rootinfo_threads(int(argv[1]), json.loads(argv[2]))
+    if mode == "rank":
+        return run_rank(int(argv[1]), int(argv[2]), argv[3], json.loads(argv[4]))
+    if mode == "scenario":
+        SCENARIOS[argv[1]]()
+        print("OK")
+        return 0
+    raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-import hg_hccl
+import hg_hcclpy
 
 
 def test_sizes_parse_and_label():
@@ -31,7 +31,7 @@ def test_report_has_a_row_per_size_with_the_ratio():
 
 
 def test_inproc_worker_times_an_all_reduce_and_a_copy():
-    proc = hg_hccl.run_python(
+    proc = hg_hcclpy.run_python(
         "import json; from pyacl_hardgrad.bench import collectives as C; "
         "print(json.dumps(C._inproc_worker(1 << 16, 2, 2.0)))", devices=2)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -7,18 +7,18 @@ import json
 
 import pytest
 
-import hg_hccl
+import hg_hcclpy
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     path = tmp_path_factory.mktemp("hccl") / "report.json"
-    proc = hg_hccl.run_python(f"import hg_hccl; hg_hccl.error_worker({str(path)!r})", devices=2)
+    proc = hg_hcclpy.run_python(f"import hg_hcclpy; hg_hcclpy.error_worker({str(path)!r})", devices=2)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("name", sorted(hg_hccl.ERROR_CHECKS))
+@pytest.mark.parametrize("name", sorted(hg_hcclpy.ERROR_CHECKS))
 def test_hccl_errors_and_lifetimes(report, name):
     assert report[name] == "ok", report[name]
 
@@ -43,14 +43,14 @@ def test_missing_libhccl_is_a_clear_error_at_first_use_not_at_import(tmp_path):
     lib64.mkdir(parents=True)
     for name in ("libascendcl.so", "libnnopbase.so", "libopapi.so"):
         (lib64 / name).symlink_to(f"{hg.get_library_dir()}/{name}")
-    proc = hg_hccl.run_python(_MISSING, devices=1, extra_env={
+    proc = hg_hcclpy.run_python(_MISSING, devices=1, extra_env={
         "PYACL_HARDGRAD_BACKEND": "cann", "ASCEND_HOME_PATH": str(tmp_path / "cann")})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"refused: libhccl.so not found in {lib64}" in proc.stdout, proc.stdout
 
 
 def test_every_hccl_function_binds_and_the_operations_resolve_in_libhccl():
-    proc = hg_hccl.run_python(
+    proc = hg_hcclpy.run_python(
         "import json, pyacl_hardgrad as hg; b = hg.hccl.libraries(); "
         "print(json.dumps([b.files, b.missing_functions, hg.hccl._hccl_binding.bound_files()]))", devices=1)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -27,7 +27,7 @@ LIBRARIES = (
     ("opapi", "opapi", ("nnopbase", "ascendcl")),
     # collectives: communicators and transports, then the operations (which see hcomm's internals)
     ("hcomm", "hcomm", ("ascendcl", "rt", "dl")),
-    ("hccl", "hccl", ("hcomm", "ascendcl")),
+    ("hccl", "hccl", ("hcomm", "ascendcl", "dl")),
 )
 
 COMMON_CFLAGS = [

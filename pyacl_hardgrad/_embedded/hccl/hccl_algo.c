@@ -463,6 +463,20 @@ HcclResult ha_batch(hc_comm *c, hc_op *op, const hc_peer *peers)
 {
     (void)peers;
     HcclResult first = HCCL_SUCCESS;
+    if (c->engine->batch) {
+        hc_xfer *x = malloc((op->nitems ? op->nitems : 1) * sizeof *x);
+        if (!x)
+            return HCCL_E_MEMORY;
+        for (uint32_t i = 0; i < op->nitems; ++i) {
+            x[i].is_send = op->items[i].sendRecvType == HCCL_SEND;
+            x[i].buf = op->items[i].buf;
+            x[i].bytes = (size_t)op->items[i].count * hr_dtype_size(op->items[i].dataType);
+            x[i].peer = op->items[i].remoteRank;
+        }
+        first = c->engine->batch(c, x, op->nitems);
+        free(x);
+        return first;
+    }
     for (int pass = 0; pass < 2; ++pass) {           /* the sends (buffered), then the receives */
         for (uint32_t i = 0; i < op->nitems; ++i) {
             const HcclSendRecvItem *it = &op->items[i];

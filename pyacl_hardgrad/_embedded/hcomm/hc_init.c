@@ -272,17 +272,3 @@ HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclC
 {
     return HcclCommInitClusterInfoConfig(clusterInfo, rank, NULL, comm);
 }
-
-/* ------------------------------------------------------------------ engines still to come */
-
-HcclResult hc_shm_attach(hc_comm *c, const char *func, uint64_t nonce, int timeout_ms)
-{
-    (void)c; (void)nonce; (void)timeout_ms;
-    return hc_fail(HCCL_E_NOT_SUPPORT, func, "ranks in several processes are not supported yet");
-}
-
-HcclResult hc_net_attach(hc_comm *c, const char *func, struct hc_store *store, const char *prefix, int timeout_ms)
-{
-    (void)c; (void)store; (void)prefix; (void)timeout_ms;
-    return hc_fail(HCCL_E_NOT_SUPPORT, func, "ranks on several hosts are not supported yet");
-}

@@ -58,6 +58,14 @@ typedef struct hc_peer {
 
 typedef struct hc_comm hc_comm;
 
+/* One transfer of a batch of point-to-point transfers. */
+typedef struct hc_xfer {
+    int is_send;
+    void *buf;
+    size_t bytes;
+    uint32_t peer;
+} hc_xfer;
+
 /* ------------------------------------------------------------------ engines */
 
 typedef struct hc_engine {
@@ -72,6 +80,9 @@ typedef struct hc_engine {
     HcclResult (*broadcast)(hc_comm *c, void *buf, size_t bytes, uint32_t root);
     HcclResult (*send)(hc_comm *c, const void *buf, size_t bytes, uint32_t peer);
     HcclResult (*recv)(hc_comm *c, void *buf, size_t bytes, uint32_t peer);
+    /* Several sends and receives progressed together (NULL: the sends, which never block, then
+     * the receives). */
+    HcclResult (*batch)(hc_comm *c, const hc_xfer *x, uint32_t n);
     /* Windowed engines (shm): a scratch area per rank visible to all, win_bytes long, two of
      * them (which 0 or 1); NULL for the others. */
     void *(*window)(hc_comm *c, uint32_t rank, int which);
