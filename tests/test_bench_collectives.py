@@ -26,7 +26,7 @@ def test_report_has_a_row_per_size_with_the_ratio():
                          "all_reduce_gbps": 3.3, "memcpy_gbps": 6.7, "of_memcpy": 0.5},
               "inproc_error": None, "seconds": 1.0}
     text = C.format_report(report)
-    assert "| 1 KiB | 10.0 | 30.0 | 0.10 | 0.03 | 3.00 |" in text
+    assert "| 1 KiB | 10.0 | 30.0 | 0.1 | 0.03 | 3.00 |" in text
     assert "(median per round): 0.50" in text
 
 

@@ -145,6 +145,7 @@ class _RankPair:
         self.procs = []
         if extra == "queue":
             extra = ctx.Queue()
+        self.extra = extra          # kept: the children unpickle the queue's semaphore after this returns
         for r in range(n):
             a, b = ctx.Pipe()
             p = ctx.Process(target=target, args=(r, n, b, extra), daemon=True)
@@ -404,8 +405,8 @@ def format_report(report: Report) -> str:
                   "| size | ours us | gloo us | ours GB/s | gloo GB/s | x gloo |",
                   "|---|---:|---:|---:|---:|---:|"]
         for r in report["processes"]:
-            lines.append(f"| {_label(r['nbytes'])} | {r['ours_us']:.1f} | {r['gloo_us']:.1f} | {r['ours_gbps']:.2f} | "
-                         f"{r['gloo_gbps']:.2f} | {r['x_gloo']:.2f} |")
+            lines.append(f"| {_label(r['nbytes'])} | {r['ours_us']:.1f} | {r['gloo_us']:.1f} | {r['ours_gbps']:.3g} | "
+                         f"{r['gloo_gbps']:.3g} | {r['x_gloo']:.2f} |")
         lines.append("")
     ip = report["inproc"]
     if ip is not None:
