@@ -216,6 +216,9 @@ def case_list(kind: str, nranks: int) -> list[dict[str, Any]]:
         if kind == "allreduce":     # one large enough to span several blocks of every algorithm
             cases.append({"kind": kind, "dtype": "fp32", "op": "sum", "count": 300_001, "root": 0})
             cases.append({"kind": kind, "dtype": "bf16", "op": "sum", "count": 70_001, "root": 0})
+    elif kind == "group":          # large messages: more than a shared-memory ring holds
+        cases = [{"kind": kind, "dtype": "fp32", "op": "sum", "count": 1_000_003, "root": 0},
+                 {"kind": kind, "dtype": "int8", "op": "sum", "count": 5, "root": 0}]
     else:
         for dt in DTYPES:
             cases.append({"kind": kind, "dtype": dt, "op": "sum", "count": 13 + len(cases) % 4,
@@ -329,10 +332,15 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
                 keep.append(mm)
                 rc = h.HcclAlltoAllVC(s, mm.ctypes.data, code, o, code, rk.comm, rk.stream)
             expect[r] = (exp, rtot * es)
-        elif kind in ("sendrecv", "batch"):
+        elif kind in ("sendrecv", "batch", "group"):
             nxt, prv = (r + 1) % n, (r - 1) % n
             s, o = rk.dev(inputs[r]), rk.dev(None, count * es)
-            if kind == "sendrecv":
+            if kind == "group":          # receive first, inside a group: it must not deadlock
+                rc = h.HcclGroupStart()
+                rc = rc or h.HcclRecv(o, count, code, prv, rk.comm, rk.stream)
+                rc = rc or h.HcclSend(s, count, code, nxt, rk.comm, rk.stream)
+                rc = rc or h.HcclGroupEnd()
+            elif kind == "sendrecv":
                 rc = h.HcclSend(s, count, code, nxt, rk.comm, rk.stream)
                 if rc == 0:
                     rc = h.HcclRecv(o, count, code, prv, rk.comm, rk.stream)
@@ -658,6 +666,63 @@ def scenario_no_host_meaning_calls() -> None:
                 E_NOT_SUPPORT, "HcclCommSetMemoryRange", api, ("HcclCommSetMemoryRange",))
     for rk in ranks:
         h.HcclCommDestroy(rk.comm)
+
+
+RANK_TABLE = """{
+    "status": "completed", "version": "1.0", "server_count": "1",
+    "server_list": [{"server_id": "node_0", "device": [
+        {"device_id": "1", "device_ip": "192.168.1.9", "rank_id": "0"},
+        {"device_id": "0", "device_ip": "192.168.1.8", "rank_id": "1"},
+        {"device_id": "2", "rank_id": 2}]}]
+}"""
+
+
+def scenario_rank_table() -> None:
+    """HcclCommInitClusterInfo: three thread ranks of a rank table meet and all-reduce; broken
+    tables are refused with HCCL's codes."""
+    import tempfile
+    api = Api()
+    api.check(api.acl.aclInit(None), "aclInit")
+    h = api.h
+    h.HcclCommInitClusterInfo.argtypes = [C.c_char_p, C.c_uint32, C.c_void_p]
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "rank_table.json"
+        path.write_text(RANK_TABLE)
+        bad: list[str] = []
+        case = {"kind": "allreduce", "dtype": "fp32", "op": "sum", "count": 1000, "root": 0, "seed": 5}
+
+        def body(r: int) -> None:
+            try:
+                device = {0: 1, 1: 0, 2: 2}[r]
+                api.check(api.acl.aclrtSetDevice(device), "aclrtSetDevice")
+                comm = C.c_void_p()
+                api.check(h.HcclCommInitClusterInfo(str(path).encode(), r, C.byref(comm)), "HcclCommInitClusterInfo")
+                rk = Rank(api, r, device, comm)
+                bad.extend(run_case([rk], case, 3))
+                rk.close()
+            except Exception as e:  # reported below
+                bad.append(f"rank {r}: {e}")
+        threads = [threading.Thread(target=body, args=(r,)) for r in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not bad, bad
+        comm = C.c_void_p()
+        expect_code(h.HcclCommInitClusterInfo(str(Path(d) / "missing.json").encode(), 0, C.byref(comm)), 10,
+                    "missing file", api, ("missing.json",))
+        path.write_text(RANK_TABLE.replace("completed", "initializing"))
+        expect_code(h.HcclCommInitClusterInfo(str(path).encode(), 0, C.byref(comm)), E_PARA, "status", api,
+                    ("initializing",))
+        path.write_text(RANK_TABLE.replace('"rank_id": 2', '"rank_id": 1'))
+        expect_code(h.HcclCommInitClusterInfo(str(path).encode(), 0, C.byref(comm)), E_PARA, "duplicate rank", api,
+                    ("twice",))
+        path.write_text(RANK_TABLE.replace('"server_list": [{', '"server_list": [{"server_id": "x", "device": []}, {'))
+        expect_code(h.HcclCommInitClusterInfo(str(path).encode(), 0, C.byref(comm)), E_NOT_SUPPORT, "two servers",
+                    api, ("2 servers",))
+        path.write_text("{\"status\": ")
+        expect_code(h.HcclCommInitClusterInfo(str(path).encode(), 0, C.byref(comm)), E_PARA, "truncated", api,
+                    ("not valid JSON",))
 
 
 SCENARIOS: dict[str, Callable[[], None]] = {

@@ -17,7 +17,7 @@ from hg_hccl import case_list
 
 DRIVER = Path(__file__).resolve().parent / "hg_hccl.py"
 KINDS = ["allreduce", "reduce", "reducescatter", "reducescatterv", "allgather", "allgatherv", "broadcast",
-         "scatter", "alltoall", "alltoallv", "alltoallvc", "sendrecv", "batch"]
+         "scatter", "alltoall", "alltoallv", "alltoallvc", "sendrecv", "batch", "group"]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -70,7 +70,7 @@ def run_processes(nranks: int, cases: list[dict[str, object]], env: dict[str, st
 @pytest.mark.parametrize("nranks", [2, 4])
 @pytest.mark.parametrize("kind", ["allreduce", "reduce", "reducescatter", "reducescatterv", "allgather",
                                   "allgatherv", "broadcast", "scatter", "alltoall", "alltoallv", "alltoallvc",
-                                  "sendrecv", "batch"])
+                                  "sendrecv", "batch", "group"])
 def test_collective_matches_numpy_on_processes_over_shared_memory(kind: str, nranks: int) -> None:
     outs = run_processes(nranks, case_list(kind, nranks), _env())
     for out in outs:

@@ -24,7 +24,7 @@ def scenario(name: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", ["argument_errors", "destroyed_comm", "wrong_device_buffer",
                                   "mismatch_fails_every_rank", "rendezvous_rejects",
-                                  "group_sends_before_receives", "no_host_meaning_calls"])
+                                  "group_sends_before_receives", "no_host_meaning_calls", "rank_table"])
 def test_scenario(name: str) -> None:
     proc = scenario(name, HCCL_CONNECT_TIMEOUT="3")
     assert proc.returncode == 0 and proc.stdout.strip().endswith("OK"), proc.stdout + proc.stderr

@@ -598,6 +598,7 @@ static HcclResult p2p(const char *F, int is_send, void *buf, uint64_t count, Hcc
         TRY(HCCL_E_MEMORY);
     o->p2p = 1;
     o->sends_only = is_send;
+    o->p2p_bytes = (size_t)bytes;
     o->root = peer;
     if (is_send)
         o->send = buf;

@@ -258,17 +258,3 @@ HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
     }
     return r;
 }
-
-/* ------------------------------------------------------------------ rank tables */
-
-HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank, HcclCommConfig *config,
-                                         HcclComm *comm)
-{
-    (void)clusterInfo; (void)rank; (void)comm; (void)config;
-    return hc_fail(HCCL_E_NOT_SUPPORT, "HcclCommInitClusterInfo", "not implemented yet");
-}
-
-HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
-{
-    return HcclCommInitClusterInfoConfig(clusterInfo, rank, NULL, comm);
-}

@@ -133,6 +133,7 @@ struct hc_op {
     hc_algo_fn algo;
     int p2p;                   /* no meet: point to point (send, recv, batch) */
     int sends_only;            /* p2p op that only sends (buffered): runs first in a group */
+    size_t p2p_bytes;          /* HcclSend / HcclRecv: bytes moved (op->root is the peer) */
     const void *send;
     void *recv;
     uint64_t count;

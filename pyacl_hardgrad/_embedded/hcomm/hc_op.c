@@ -174,10 +174,53 @@ static void op_run_one(hc_op *op)
     }
 }
 
+static int single_p2p(const hc_op *op) { return op->p2p && !op->items; }
+
+/* A run of HcclSend / HcclRecv of one communicator in a group, on an engine whose sends may
+ * wait for the receiver (shm rings): progressed together, as one batch, so that ranks sending
+ * each other more than a ring holds do not wait on each other. */
+static hc_op *run_p2p_batch(hc_op *op)
+{
+    uint32_t n = 0;
+    hc_op *end = op;
+    while (end && single_p2p(end) && end->c == op->c) {
+        n++;
+        end = end->next;
+    }
+    hc_xfer *x = malloc(n * sizeof *x);
+    HcclResult r = HCCL_E_MEMORY;
+    if (x) {
+        uint32_t i = 0;
+        for (hc_op *o = op; o != end; o = o->next, ++i) {
+            x[i].is_send = o->sends_only;
+            x[i].buf = o->sends_only ? (void *)(uintptr_t)o->send : o->recv;
+            x[i].bytes = o->p2p_bytes;
+            x[i].peer = o->root;
+        }
+        r = op->c->engine->batch(op->c, x, n);
+        free(x);
+    }
+    if (r != HCCL_SUCCESS) {
+        hc_comm_async_error(op->c, r);
+        HG_LOG(HG_LOG_ASCENDCL, HG_LOG_ERROR, op->func, "rank %u of comm %s: the group's sends and receives failed "
+               "on their stream: %s (HCCL code %d)", op->c->rank, op->c->name, HcclGetErrorString(r), (int)r);
+    }
+    while (op != end) {
+        hc_op *next = op->next;
+        hc_op_free(op);
+        op = next;
+    }
+    return end;
+}
+
 static void op_task(void *arg)
 {
     hc_op *op = arg;
     while (op) {
+        if (single_p2p(op) && op->next && single_p2p(op->next) && op->next->c == op->c && op->c->engine->batch) {
+            op = run_p2p_batch(op);
+            continue;
+        }
         hc_op *next = op->next;
         op_run_one(op);
         hc_op_free(op);
