@@ -302,9 +302,9 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
             rc = h.HcclBroadcast(o, count, code, root, rk.comm, rk.stream)
             expect[r] = (inputs[root].view(np.uint8), count * es)
         elif kind == "scatter":
-            s = rk.dev(inputs[r]) if r == root else None
+            src = rk.dev(inputs[r]) if r == root else None
             o = rk.dev(None, count * es)
-            rc = h.HcclScatter(s, o, count, code, root, rk.comm, rk.stream)
+            rc = h.HcclScatter(src, o, count, code, root, rk.comm, rk.stream)
             expect[r] = (inputs[root][r * count:(r + 1) * count].view(np.uint8), count * es)
         elif kind == "alltoall":
             s, o = rk.dev(inputs[r]), rk.dev(None, n * count * es)
@@ -360,7 +360,7 @@ def run_case(ranks: list[Rank], case: dict[str, Any], nranks: int) -> list[str]:
         got = rk.host(o, nbytes)
         want = expect[rk.rank][0]
         if got.shape != want.shape or not np.array_equal(got, want):
-            diff = np.flatnonzero(got != want) if got.shape == want.shape else []
+            diff: list[int] = list(np.flatnonzero(got != want)) if got.shape == want.shape else []
             bad.append(f"rank {rk.rank}: {kind} {dt} {op} count {count} root {root}: {len(diff)} bytes differ "
                        f"(first at byte {diff[0] if len(diff) else '?'})")
         rk.free_all()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Toolchain
+
 HEADER_CHECK = r"""
 #include <stddef.h>
 #include "hccl/hccl.h"
@@ -37,7 +39,7 @@ int main(void)
 
 
 @pytest.mark.parametrize("lang", ["c11", "c++11", "c++14"])
-def test_headers_compile_warning_free_with_the_abi_values(toolchain, tmp_path: Path, lang: str) -> None:
+def test_headers_compile_warning_free_with_the_abi_values(toolchain: Toolchain, tmp_path: Path, lang: str) -> None:
     cxx = lang.startswith("c++")
     src = tmp_path / ("h.cpp" if cxx else "h.c")
     src.write_text(HEADER_CHECK)
@@ -58,7 +60,7 @@ def _exported(lib: Path) -> set[str]:
     return {line.split()[-1] for line in out.splitlines() if " T " in line}
 
 
-def test_libhccl_exports_every_declared_call_and_libhcomm_the_communicator_ones(toolchain) -> None:
+def test_libhccl_exports_every_declared_call_and_libhcomm_the_communicator_ones(toolchain: Toolchain) -> None:
     ops = _declared(Path(toolchain.include_dir) / "hccl" / "hccl.h")
     mgmt = _declared(Path(toolchain.include_dir) / "hccl" / "hccl_comm.h")
     assert "HcclAllReduce" in ops and "HcclCommInitRootInfo" in mgmt and len(ops) == 14 and len(mgmt) >= 25
@@ -69,7 +71,7 @@ def test_libhccl_exports_every_declared_call_and_libhcomm_the_communicator_ones(
     assert not {s for s in hccl | hcomm if s.startswith("Hccl")} - (ops | mgmt)
 
 
-def test_ctypes_finds_every_call_through_libhccl_alone(toolchain) -> None:
+def test_ctypes_finds_every_call_through_libhccl_alone(toolchain: Toolchain) -> None:
     lib = ctypes.CDLL(str(Path(toolchain.library_dir) / "libhccl.so"))
     lib.HcclGetErrorString.restype = ctypes.c_char_p
     assert lib.HcclGetErrorString(1) == b"parameter error"
@@ -79,7 +81,7 @@ def test_ctypes_finds_every_call_through_libhccl_alone(toolchain) -> None:
 
 
 @pytest.mark.parametrize("devices", [2, 4])
-def test_cpp_program_in_hccl_example_style_builds_with_their_flags_and_matches(toolchain, tmp_path: Path,
+def test_cpp_program_in_hccl_example_style_builds_with_their_flags_and_matches(toolchain: Toolchain, tmp_path: Path,
                                                                               devices: int) -> None:
     src = Path(__file__).resolve().parent / "c" / "hccl_collectives.cpp"
     exe = tmp_path / "hccl_collectives"
