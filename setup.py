@@ -54,7 +54,8 @@ setup(
                   # the compiled modules and of the generated operator functions (_ops_typing.pyi)
                   "pyacl_hardgrad.bench": ["cpp_loop.cpp"],       # compiled by `bench` at run time
                   "pyacl_hardgrad._binding_c": ["*.c", "*.h"]},   # the binding's C sources, as shipped
-    cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder"],
+    cffi_modules=["pyacl_hardgrad/_build/ffi_build.py:ffibuilder",
+                  "pyacl_hardgrad/_build/ffi_build_hccl.py:ffibuilder"],   # HCCL's, bound on first use
     # vectorcall entry points for calls whose cost is the call itself (plan runs, one-calls,
     # tensors made and let go of)
     ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_binding_c/fastcall.c",

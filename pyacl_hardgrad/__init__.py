@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 # attribute -> submodule that defines it
 _LAZY = {
     "ffi": "_binding", "lib": "_binding", "BACKEND": "_binding", "bound_files": "_binding",
-    "raw": None, "errors": None, "dtypes": None, "ops": None, "acl": None,
+    "raw": None, "errors": None, "dtypes": None, "ops": None, "acl": None, "hccl": None,
     "BackendError": "_backend",
     "PyaclError": "errors", "AclError": "errors", "RuntimeApiError": "errors", "AclnnError": "errors",
     "AclnnParamError": "errors", "ApiNotSupportedError": "errors", "ClosedError": "errors",
@@ -56,6 +56,7 @@ __all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_L
 if TYPE_CHECKING:
     # What __getattr__ below loads on first use, as type checkers see it (they do not run it).
     from . import acl as acl, dtypes as dtypes, errors as errors, ops as ops, raw as raw
+    from . import hccl as hccl
     from ._allocator import (allocator_settings as allocator_settings, empty_cache as empty_cache,
                              memory_stats as memory_stats, reset_peak_memory_stats as reset_peak_memory_stats)
     from ._backend import BackendError as BackendError

@@ -1079,3 +1079,15 @@ void hgb_stream_borrowed(hgb_obj *stream)
 {
     stream->borrowed = 1;
 }
+
+int hgb_stream_use(hgb_obj *stream, hgb_obj *const *objs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!hgb_obj_retain(objs[i])) {
+            hgb_release_all(objs, i);
+            return 0;
+        }
+    }
+    hgb_mark_tensors(objs, n, stream);
+    return hgb_hand_over(stream, objs, n);
+}

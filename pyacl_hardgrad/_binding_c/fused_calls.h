@@ -82,6 +82,9 @@ void hgb_stream_borrowed(hgb_obj *stream);
 /* Streams: hold objects until the next sync; the count of held objects (pinned plans aside, see
  * hgb_plan_run); wait and release. */
 int hgb_stream_hold(hgb_obj *stream, hgb_obj *const *objs, int n); /* retains them; 0 when one was released */
+/* As hgb_stream_hold, and the tensors among objs record the stream as the last one writing their
+ * storage (what a later read waits for): work enqueued outside the fused calls (collectives). */
+int hgb_stream_use(hgb_obj *stream, hgb_obj *const *objs, int n);
 int64_t hgb_stream_held(hgb_obj *stream);
 int hgb_stream_sync(hgb_obj *stream);    /* HGB_CLOSED for a closed stream */
 /* As hgb_stream_sync, and let go of every plan pinned on the stream, closed or not (at interpreter
