@@ -29,12 +29,14 @@ EXPECTED = {
     "invalid_free": {"invalid-free": 2},
     "out_of_bounds": {"out-of-bounds": 1},
     "leak": {"leak": 3},
+    "leak_objects": {"leak": 5},
     "uninitialized_read": {"uninitialized-read": 2},
     "destroy_pending": {"destroy-pending": 1},
     "query_orders_nothing": {"use-before-sync": 1, "destroy-pending": 1},
     "host_func_between": {"stream-race": 1},
     "no_current_device": {"no-current-device": 1},
     "use_after_reset": {"leak": 1, "use-after-reset": 2},
+    "event_after_reset": {"leak": 1, "use-after-reset": 3},
     "executor_reuse": {"executor-reuse": 1},
     "wrong_device": {"wrong-device": 2},
 }
@@ -109,6 +111,21 @@ def test_report_names_call_site_previous_access_and_creation(cprog, misuse_exe):
 def test_leak_check_none_reports_no_leaks(cprog, misuse_exe):
     proc = cprog.run(misuse_exe, "leak", env=dict(CHECK_ENV, PYACL_HARDGRAD_CHECK_LEAKS="none"))
     assert proc.returncode == 0 and summary(proc.stderr) == 0, proc.stderr
+
+
+def test_leaks_of_tensor_base_objects_name_each_one_and_where_it_was_created(cprog, misuse_exe):
+    err = cprog.run(misuse_exe, "leak_objects", env=CHECK_ENV).stderr
+    assert re.search(r"leak: aclTensor 0x[0-9a-f]+ \(shape 4096, DT_FLOAT over 0x[0-9a-f]+\) was never destroyed "
+                     r"\(aclDestroyTensor\) at aclFinalize\n=========     aclTensor created by aclCreateTensor "
+                     r"\(call \d+\)", err), err
+    assert re.search(r"leak: aclScalar 0x[0-9a-f]+ was never destroyed \(aclDestroyScalar\) at aclFinalize\n"
+                     r"=========     aclScalar created by aclCreateScalar", err), err
+    assert re.search(r"leak: aclIntArray 0x[0-9a-f]+ was never destroyed \(aclDestroyIntArray\)", err), err
+    assert re.search(r"leak: aclTensorList 0x[0-9a-f]+ was never destroyed \(aclDestroyTensorList\)", err), err
+    assert re.search(r"leak: aclOpExecutor 0x[0-9a-f]+ of aclnnHardswish \(its phase 2 never ran\) was never "
+                     r"destroyed \(aclDestroyAclOpExecutor\) at aclFinalize\n=========     aclOpExecutor created by "
+                     r"aclnnHardswishGetWorkspaceSize", err), err
+    assert "shape 8" not in err, "a list's tensors belong to the list: only the list is reported"
 
 
 def test_leaks_name_each_object_and_where_it_was_created(cprog, misuse_exe):
@@ -287,3 +304,10 @@ def test_cpp_operator_samples_are_clean_under_check(cprog, sample):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout == sample.with_suffix(".expected").read_text()
     assert kinds(proc.stderr) == Counter() and summary(proc.stderr) == 0, proc.stderr
+
+
+def test_event_used_after_its_device_reset_names_the_event_and_the_device(cprog, misuse_exe):
+    err = cprog.run(misuse_exe, "event_after_reset", env=CHECK_ENV).stderr
+    assert re.search(r"use-after-reset: aclrtRecordEvent on event 0x[0-9a-f]+, which belonged to device 0 and went "
+                     r"with it when the device was reset \(aclrtResetDevice\)", err), err
+    assert re.search(r"use-after-reset: aclrtDestroyEvent on event 0x[0-9a-f]+", err), err

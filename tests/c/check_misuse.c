@@ -234,6 +234,41 @@ static void leak(int clean)
     }
 }
 
+/* The tensor base's host objects never destroyed: a tensor, a scalar, an int array, a tensor list
+ * (its two tensors are the list's), and an executor whose phase 2 never ran. */
+static void leak_objects(int clean)
+{
+    void *x = dev_alloc(N * 4), *y = dev_alloc(N * 4);
+    upload(x, N);
+    aclTensor *t = tensor(x, N);
+    float v = 1.0f;
+    aclScalar *sc = aclCreateScalar(&v, ACL_FLOAT);
+    int64_t dims[2] = {2, 3};
+    aclIntArray *ia = aclCreateIntArray(dims, 2);
+    aclTensor *elems[2] = {tensor(x, 8), tensor(y, 8)};
+    aclTensorList *tl = aclCreateTensorList((const aclTensor *const *)elems, 2);
+    aclTensor *a = tensor(x, N), *b = tensor(y, N);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    OK(aclnnHardswishGetWorkspaceSize(a, b, &ws, &ex));
+    OK(aclDestroyTensor(a));
+    OK(aclDestroyTensor(b));
+    if (!sc || !ia || !tl) {
+        printf("FAIL creating the objects\n");
+        exit(1);
+    }
+    if (clean) {
+        OK(aclDestroyTensor(t));
+        OK(aclDestroyScalar(sc));
+        OK(aclDestroyIntArray(ia));
+        OK(aclDestroyTensorList(tl));
+        OK(aclnnHardswish(NULL, 0, ex, NULL));
+        OK(aclrtSynchronizeStream(NULL));
+    }
+    OK(aclrtFree(x));
+    OK(aclrtFree(y));
+}
+
 /* A device-to-host copy, then an operator, reading bytes nothing wrote. */
 static void uninitialized_read(int clean)
 {
@@ -351,6 +386,23 @@ static void use_after_reset(int clean)
     }
 }
 
+/* An event kept past its device's last reset, then recorded and destroyed (the runtime lets both
+ * run; on an NPU the reset destroyed the event with its context). */
+static void event_after_reset(int clean)
+{
+    aclrtEvent ev;
+    OK(aclrtCreateEvent(&ev));
+    if (clean)
+        OK(aclrtDestroyEvent(ev));
+    OK(aclrtResetDevice(0));
+    OK(aclrtSetDevice(0));
+    if (!clean) {
+        OK(aclrtRecordEvent(ev, NULL));
+        OK(aclrtSynchronizeEvent(ev));
+        OK(aclrtDestroyEvent(ev));
+    }
+}
+
 /* A one-shot executor launched a second time (the runtime refuses: 161002). */
 static void executor_reuse(int clean)
 {
@@ -419,12 +471,14 @@ static const named CASES[] = {
     {"out_of_bounds", out_of_bounds},
     {"operator_use_after_free", operator_use_after_free},
     {"leak", leak},
+    {"leak_objects", leak_objects},
     {"uninitialized_read", uninitialized_read},
     {"destroy_pending", destroy_pending},
     {"query_orders_nothing", query_orders_nothing},
     {"host_func_between", host_func_between},
     {"no_current_device", no_current_device},
     {"use_after_reset", use_after_reset},
+    {"event_after_reset", event_after_reset},
     {"executor_reuse", executor_reuse},
     {"wrong_device", wrong_device},
 };

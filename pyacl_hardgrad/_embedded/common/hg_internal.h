@@ -136,6 +136,22 @@ HG_INTERNAL void hg_check_pending(const hg_access *acc, int n);
 /* A finding of checking mode made outside the runtime (wrong-device, executor-reuse, ...): the
  * kind, the call, the message; with the calling thread's site.  Call only when HG_CHECKING(). */
 HG_INTERNAL void hg_check_finding(const char *kind, const char *func, const char *fmt, ...) HG_PRINTF(3, 4);
+/* The tensor base's host objects, for checking mode's leak report: each creation and destruction is
+ * told (live = true / false) when HG_CHECKING(); what is still live at aclFinalize or exit is a
+ * leak, named with where it was created.  `what` (a static string, or NULL) says more: for an
+ * executor the operator that made it.  A destruction of an object never told is ignored. */
+typedef enum hg_obj_kind {
+    HG_OBJ_TENSOR = 0,
+    HG_OBJ_SCALAR,
+    HG_OBJ_INT_ARRAY,
+    HG_OBJ_FLOAT_ARRAY,
+    HG_OBJ_BOOL_ARRAY,
+    HG_OBJ_TENSOR_LIST,
+    HG_OBJ_SCALAR_LIST,
+    HG_OBJ_EXECUTOR,
+    HG_OBJ_NKINDS
+} hg_obj_kind;
+HG_INTERNAL void hg_check_object(hg_obj_kind kind, const void *p, int live, const char *func, const char *what);
 
 /* ------------------------------------------------------------------ libnnopbase */
 

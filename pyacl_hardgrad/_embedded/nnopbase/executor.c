@@ -119,6 +119,8 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
         return NULL;
     }
     hg_count_add(HG_COUNT_EXECUTOR, +1);
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_EXECUTOR, ex, 1, func, ops->op_name);
     HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, func, "phase 1 done: executor %p, workspace %" PRIu64 " bytes", (void *)ex,
            workspace_size);
     return ex;
@@ -301,8 +303,10 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     ex->launched = true;
     if (one_shot) {
         nb_ptrset_remove(&nb_executors.set, ex);
-        if (HG_CHECKING())
+        if (HG_CHECKING()) {
             nb_ran[nb_ran_next++ % NB_RAN_KEEP] = ex;
+            hg_check_object(HG_OBJ_EXECUTOR, ex, 0, func, NULL);
+        }
     }
     atomic_fetch_add_explicit(&ex->refs, 1, memory_order_relaxed);
     nb_unlock(&nb_executors);
@@ -393,6 +397,8 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
         hg_set_error("aclDestroyAclOpExecutor", "%s", kNotLive);
         return ACLNN_ERR_PARAM_INVALID;
     }
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_EXECUTOR, executor, 0, "aclDestroyAclOpExecutor", NULL);
     nb_executor_unref(executor);   /* queued runs keep it alive until they finish */
     return ACLNN_SUCCESS;
 }

@@ -50,6 +50,17 @@ static size_t elem_size(nb_kind kind)
     }
 }
 
+static hg_obj_kind obj_kind(nb_kind kind)
+{
+    switch (kind) {
+    case KIND_INT: return HG_OBJ_INT_ARRAY;
+    case KIND_FLOAT: return HG_OBJ_FLOAT_ARRAY;
+    case KIND_BOOL: return HG_OBJ_BOOL_ARRAY;
+    case KIND_TENSORS: return HG_OBJ_TENSOR_LIST;
+    default: return HG_OBJ_SCALAR_LIST;
+    }
+}
+
 static nb_list *list_new(const char *func, nb_kind kind, const void *value, uint64_t size)
 {
     if (!value)
@@ -77,6 +88,15 @@ static nb_list *list_new(const char *func, nb_kind kind, const void *value, uint
         hg_set_error(func, "out of memory registering the %s", kind_names[kind]);
         return NULL;
     }
+    if (HG_CHECKING()) {
+        hg_check_object(obj_kind(kind), l, 1, func, NULL);
+        /* a list owns its elements from now on: their leak is the list's */
+        for (uint64_t i = 0; i < size && (kind == KIND_TENSORS || kind == KIND_SCALARS); ++i) {
+            const void *e;
+            memcpy(&e, l->values + i * sizeof e, sizeof e);
+            hg_check_object(kind == KIND_TENSORS ? HG_OBJ_TENSOR : HG_OBJ_SCALAR, e, 0, func, NULL);
+        }
+    }
     return l;
 }
 
@@ -100,6 +120,8 @@ static aclnnStatus list_destroy(const char *func, const nb_list *l, nb_kind kind
                      kind_names[kind], kind_names[kind] + 3);
         return ACLNN_ERR_PARAM_INVALID;
     }
+    if (HG_CHECKING())
+        hg_check_object(obj_kind(kind), l, 0, func, NULL);
     nb_list *m = (nb_list *)l;
     aclnnStatus rc = ACLNN_SUCCESS;
     for (uint64_t i = 0; i < m->size && (kind == KIND_TENSORS || kind == KIND_SCALARS); ++i) {

@@ -56,6 +56,8 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType)
         return NULL;
     }
     hg_count_add(HG_COUNT_SCALAR, +1);
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_SCALAR, s, 1, "aclCreateScalar", NULL);
     return s;
 }
 
@@ -72,6 +74,8 @@ aclnnStatus aclDestroyScalar(const aclScalar *scalar)
         return ACLNN_ERR_PARAM_INVALID;
     }
     struct aclScalar *s = (struct aclScalar *)scalar;
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_SCALAR, scalar, 0, "aclDestroyScalar", NULL);
     s->magic = 0;
     free(s);
     hg_count_add(HG_COUNT_SCALAR, -1);

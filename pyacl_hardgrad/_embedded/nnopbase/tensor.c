@@ -211,6 +211,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         return NULL;
     }
     hg_count_add(HG_COUNT_TENSOR, +1);
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_TENSOR, t, 1, kCreate, hg_dtype_name(dataType));
     HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, kCreate, "tensor %p: %" PRIu64 "-d %s over %p", (void *)t, viewDimsNum,
            hg_dtype_name(dataType), tensorData);
     return t;
@@ -230,6 +232,8 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor)
     }
     struct aclTensor *t = (struct aclTensor *)tensor;
     HG_LOG(HG_LOG_OP, HG_LOG_DEBUG, "aclDestroyTensor", "tensor %p destroyed", (const void *)tensor);
+    if (HG_CHECKING())
+        hg_check_object(HG_OBJ_TENSOR, tensor, 0, "aclDestroyTensor", NULL);
     t->magic = 0;
     free(t);
     hg_count_add(HG_COUNT_TENSOR, -1);

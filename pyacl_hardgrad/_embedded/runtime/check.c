@@ -565,6 +565,136 @@ static void prev_text(char *out, size_t cap, const record *r, const cblock *b)
              r->hi, (void *)b->base, sn);
 }
 
+/* ------------------------------------------------------------------ tensor-base objects */
+
+/* Live aclTensor, aclScalar, lists and executors: an open-addressing set keyed by address (linear
+ * probing, tombstones), so a creation or destruction costs O(1) while checking. */
+typedef struct cobj {
+    const void *p;         /* NULL: empty; OBJ_TOMB: deleted */
+    hg_obj_kind kind;
+    const char *what;
+    site made;
+} cobj;
+#define OBJ_TOMB ((const void *)1)
+static cobj *g_obj;
+static size_t g_objcap, g_nobj, g_objused; /* slots, live entries, live + tombstones */
+
+static size_t obj_hash(const void *p, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & (cap - 1);
+}
+
+static bool obj_rehash(size_t cap)
+{
+    cobj *nv = calloc(cap, sizeof *nv);
+    if (!nv)
+        return false;
+    for (size_t i = 0; i < g_objcap; ++i) {
+        const cobj *o = &g_obj[i];
+        if (!o->p || o->p == OBJ_TOMB)
+            continue;
+        size_t j = obj_hash(o->p, cap);
+        while (nv[j].p)
+            j = (j + 1) & (cap - 1);
+        nv[j] = *o;
+    }
+    free(g_obj);
+    g_obj = nv;
+    g_objcap = cap;
+    g_objused = g_nobj;
+    return true;
+}
+
+static cobj *obj_find(const void *p)
+{
+    if (!g_objcap)
+        return NULL;
+    for (size_t j = obj_hash(p, g_objcap);; j = (j + 1) & (g_objcap - 1)) {
+        if (!g_obj[j].p)
+            return NULL;
+        if (g_obj[j].p == p)
+            return &g_obj[j];
+    }
+}
+
+static const char *const k_obj_names[HG_OBJ_NKINDS] = {
+    "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray", "aclBoolArray", "aclTensorList", "aclScalarList",
+    "aclOpExecutor"};
+static const char *const k_obj_destroy[HG_OBJ_NKINDS] = {
+    "aclDestroyTensor", "aclDestroyScalar", "aclDestroyIntArray", "aclDestroyFloatArray", "aclDestroyBoolArray",
+    "aclDestroyTensorList", "aclDestroyScalarList", "aclDestroyAclOpExecutor"};
+
+HG_INTERNAL void hg_check_object(hg_obj_kind kind, const void *p, int live, const char *func, const char *what)
+{
+    if (!p || p == OBJ_TOMB || (unsigned)kind >= HG_OBJ_NKINDS)
+        return;
+    pthread_mutex_lock(&g_mu);
+    cobj *o = obj_find(p);
+    if (!live) {
+        if (o && o->kind == kind) {
+            o->p = OBJ_TOMB;
+            g_nobj--;
+        }
+    } else {
+        if (o) {                /* an address reused without its destruction told: replace */
+            o->p = OBJ_TOMB;
+            g_nobj--;
+        }
+        if ((g_objused + 1) * 2 > g_objcap && !obj_rehash(g_objcap ? (g_nobj * 4 > g_objcap ? g_objcap * 2 : g_objcap) : 256)) {
+            pthread_mutex_unlock(&g_mu);
+            return;
+        }
+        size_t j = obj_hash(p, g_objcap);
+        while (g_obj[j].p && g_obj[j].p != OBJ_TOMB)
+            j = (j + 1) & (g_objcap - 1);
+        if (!g_obj[j].p)
+            g_objused++;
+        if (kind == HG_OBJ_EXECUTOR && what) {  /* made by the operator's phase 1 */
+            char phase1[128];
+            snprintf(phase1, sizeof phase1, "%sGetWorkspaceSize", what);
+            const char *name = intern(phase1);
+            if (name)
+                func = name;
+        }
+        g_obj[j] = (cobj){.p = p, .kind = kind, .what = what, .made = site_now(func)};
+        g_nobj++;
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* What a leaked object is, in a few words (it was never destroyed, so it can still be read). */
+static void obj_describe(char *out, size_t cap, const cobj *o)
+{
+    if (o->kind == HG_OBJ_TENSOR) {
+        const struct aclTensor *t = o->p;
+        size_t n = (size_t)snprintf(out, cap, "aclTensor %p (", o->p);
+        for (uint64_t d = 0; d < t->ndim && n < cap; ++d)
+            n += (size_t)snprintf(out + n, cap - n, "%s%" PRId64, d ? "x" : "shape ", t->shape[d]);
+        if (n < cap)
+            snprintf(out + n, cap - n, "%s%s over %p)", t->ndim ? ", " : "", o->what ? o->what : "?", t->data);
+    } else if (o->kind == HG_OBJ_EXECUTOR && o->what) {
+        snprintf(out, cap, "aclOpExecutor %p of %s (its phase 2 never ran)", o->p, o->what);
+    } else {
+        snprintf(out, cap, "%s %p", k_obj_names[o->kind], o->p);
+    }
+}
+
+static void report_object_leaks(const char *when)
+{
+    char desc[256], msg[512];
+    for (size_t i = 0; i < g_objcap; ++i) {
+        cobj *o = &g_obj[i];
+        if (!o->p || o->p == OBJ_TOMB)
+            continue;
+        obj_describe(desc, sizeof desc, o);
+        snprintf(msg, sizeof msg, "%s was never destroyed (%s) %s", desc, k_obj_destroy[o->kind], when);
+        report("leak", msg, NULL, NULL, NULL, &o->made, k_obj_names[o->kind]);
+        o->p = OBJ_TOMB;   /* reported once */
+        g_nobj--;
+    }
+}
+
 /* ------------------------------------------------------------------ settings */
 
 static void close_outputs(void)
@@ -657,6 +787,8 @@ static void report_leaks(int dev, const char *when)
         snprintf(msg, sizeof msg, "event of device %d was never destroyed (aclrtDestroyEvent) %s", e->device, when);
         report("leak", msg, NULL, NULL, NULL, &e->made, "event");
     }
+    if (dev < 0)
+        report_object_leaks(when);   /* host objects of the tensor base: at aclFinalize and exit */
 }
 
 void hg_chk_device_closed(int dev)
@@ -1209,6 +1341,7 @@ void hg_chk_event_synced(hg_event *ev)
 typedef struct reset_handle {
     uintptr_t h;
     int dev;
+    bool event;            /* an event handle (else a stream's) */
     site gone;
 } reset_handle;
 static reset_handle *g_reset;
@@ -1230,9 +1363,8 @@ void hg_chk_no_device(const char *func, int reset_dev)
     pthread_mutex_unlock(&g_mu);
 }
 
-void hg_chk_handle_reset(uintptr_t h, int dev)
+static void note_reset(uintptr_t h, int dev, bool event)
 {
-    pthread_mutex_lock(&g_mu);
     if (g_nreset == g_capreset) {
         size_t cap = g_capreset ? g_capreset * 2 : 16;
         reset_handle *nv = realloc(g_reset, cap * sizeof *nv);
@@ -1242,7 +1374,43 @@ void hg_chk_handle_reset(uintptr_t h, int dev)
         }
     }
     if (g_nreset < g_capreset)
-        g_reset[g_nreset++] = (reset_handle){h, dev, {NULL, 0, NULL}};
+        g_reset[g_nreset++] = (reset_handle){h, dev, event, {NULL, 0, NULL}};
+}
+
+void hg_chk_handle_reset(uintptr_t h, int dev)
+{
+    pthread_mutex_lock(&g_mu);
+    note_reset(h, dev, false);
+    pthread_mutex_unlock(&g_mu);
+}
+
+void hg_chk_event_reset(uintptr_t h, int dev)
+{
+    pthread_mutex_lock(&g_mu);
+    for (size_t i = 0; i < g_nreset; ++i)
+        if (g_reset[i].h == h && g_reset[i].event)
+            goto done;  /* already noted by an earlier reset */
+    note_reset(h, dev, true);
+done:
+    pthread_mutex_unlock(&g_mu);
+}
+
+void hg_chk_stale_event(const char *func, uintptr_t h, bool forget)
+{
+    pthread_mutex_lock(&g_mu);
+    for (size_t i = 0; i < g_nreset; ++i) {
+        if (g_reset[i].h != h || !g_reset[i].event)
+            continue;
+        site at = site_now(func);
+        char msg[384];
+        snprintf(msg, sizeof msg, "%s on event %p, which belonged to device %d and went with it when the device "
+                 "was reset (aclrtResetDevice); destroy events before resetting their device", func, (void *)h,
+                 g_reset[i].dev);
+        report("use-after-reset", msg, &at, NULL, NULL, NULL, NULL);
+        if (forget)
+            g_reset[i] = g_reset[--g_nreset];
+        break;
+    }
     pthread_mutex_unlock(&g_mu);
 }
 
@@ -1250,7 +1418,7 @@ void hg_chk_stale_stream(const char *func, uintptr_t h)
 {
     pthread_mutex_lock(&g_mu);
     for (size_t i = 0; i < g_nreset; ++i) {
-        if (g_reset[i].h != h)
+        if (g_reset[i].h != h || g_reset[i].event)
             continue;
         site at = site_now(func);
         char msg[384];

@@ -74,6 +74,11 @@ void hg_chk_no_device(const char *func, int reset_dev);
 void hg_chk_handle_reset(uintptr_t h, int dev);
 /* A call got a stream handle that is not live: use-after-reset when its device's reset took it. */
 void hg_chk_stale_stream(const char *func, uintptr_t h);
+/* Event h belonged to device dev, which was just released (its last reset): a later use of it is
+ * use-after-reset (the runtime keeps the event working; on an NPU the reset destroyed it). */
+void hg_chk_event_reset(uintptr_t h, int dev);
+/* A call used event h: use-after-reset when a reset took its device (forget: it is being destroyed). */
+void hg_chk_stale_event(const char *func, uintptr_t h, bool forget);
 /* The last reference to dev went (aclrtResetDevice, aclrtResetDeviceForce): leaks on it. */
 void hg_chk_device_closed(int dev);
 

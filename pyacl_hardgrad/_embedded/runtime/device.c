@@ -107,8 +107,10 @@ static void close_device_locked(int dev, hg_stream **dead)
 {
     hg_device *d = &hg_rt.dev[dev];
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, NULL, "device %d closed (its default stream and context released)", dev);
-    if (HG_CHECKING())
+    if (HG_CHECKING()) {
         hg_chk_device_closed(dev);
+        hg_events_device_closed_locked(dev);
+    }
     d->refcount = 0;
     d->gen++;
     d->peer_mask = 0;

@@ -25,6 +25,16 @@ struct wait_arg {
     uint64_t rec;
 };
 
+void hg_events_device_closed_locked(int dev)
+{
+    for (uint32_t i = 0; i < hg_rt.events.cap; ++i) {
+        uintptr_t h = hg_table_handle_at(&hg_rt.events, i);
+        const hg_event *ev = h ? hg_table_get(&hg_rt.events, h) : NULL;
+        if (ev && ev->device == dev)
+            hg_chk_event_reset(h, dev);
+    }
+}
+
 void hg_event_release(hg_event *ev)
 {
     if (!ev)
@@ -122,6 +132,8 @@ static hg_event *acquire_event_locked(aclrtEvent handle, const char *func, const
         *err = ACL_ERROR_RT_INVALID_HANDLE;
         return NULL;
     }
+    if (HG_CHECKING())
+        hg_chk_stale_event(func, (uintptr_t)handle, false);
     atomic_fetch_add(&ev->refs, 1);
     *err = ACL_SUCCESS;
     return ev;
@@ -222,8 +234,10 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event)
         } else {
             hg_rt_count_add(HG_RTC_EVENTS, -1);
             HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, "aclrtDestroyEvent", "event %p destroyed", event);
-            if (HG_CHECKING())
+            if (HG_CHECKING()) {
+                hg_chk_stale_event("aclrtDestroyEvent", (uintptr_t)event, true);
                 hg_chk_event_destroyed(ev);
+            }
         }
     }
     pthread_mutex_unlock(&hg_rt.mu);
