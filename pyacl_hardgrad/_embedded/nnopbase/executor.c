@@ -54,18 +54,22 @@ struct aclOpExecutor {
 
 static const char *const kNotLive = "executor has already run (not repeatable) or was destroyed";
 
-/* Checking mode: the newest one-shot executors launched (their addresses; guarded by
- * nb_executors.mu), so launching one again is told apart from an unknown pointer. */
+/* Checking mode: one-shot executors that were launched (their addresses, guarded by
+ * nb_executors.mu), so launching one again is told apart from an unknown pointer.  Direct-mapped by
+ * address: each operation is O(1); a later executor whose address maps to the same slot pushes an
+ * older one out (its reuse then reads as an unknown executor, as without checking). */
 #define NB_RAN_KEEP 1024
 static const void *nb_ran[NB_RAN_KEEP];
-static size_t nb_ran_next;
+
+static size_t nb_ran_slot(const void *ex)
+{
+    uint64_t h = (uint64_t)(uintptr_t)ex * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 54);   /* the top 10 bits: 0 .. NB_RAN_KEEP - 1 */
+}
 
 static bool nb_ran_before(const void *ex)
 {
-    for (size_t i = 0; i < NB_RAN_KEEP; ++i)
-        if (nb_ran[i] == ex)
-            return true;
-    return false;
+    return nb_ran[nb_ran_slot(ex)] == ex;
 }
 
 static void nb_executor_unref(aclOpExecutor *ex)
@@ -107,9 +111,8 @@ aclOpExecutor *hg_executor_create(const hg_exec_ops *ops, void *plan, uint64_t w
 
     nb_lock(&nb_executors);
     int rc = nb_ptrset_insert(&nb_executors.set, ex);
-    for (size_t i = 0; HG_CHECKING() && i < NB_RAN_KEEP; ++i)
-        if (nb_ran[i] == ex)
-            nb_ran[i] = NULL; /* a new executor at the address of one that ran */
+    if (HG_CHECKING() && nb_ran_before(ex))
+        nb_ran[nb_ran_slot(ex)] = NULL; /* a new executor at the address of one that ran */
     nb_unlock(&nb_executors);
     if (rc != 0) {
         if (ops->destroy)
@@ -304,7 +307,7 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     if (one_shot) {
         nb_ptrset_remove(&nb_executors.set, ex);
         if (HG_CHECKING()) {
-            nb_ran[nb_ran_next++ % NB_RAN_KEEP] = ex;
+            nb_ran[nb_ran_slot(ex)] = ex;
             hg_check_object(HG_OBJ_EXECUTOR, ex, 0, func, NULL);
         }
     }

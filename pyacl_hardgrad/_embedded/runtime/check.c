@@ -52,29 +52,54 @@ static _Thread_local char tls_where[SITE_CAP];
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* interned strings (the Python layer's sites; never freed, one per distinct text) */
+/* interned strings (the Python layer's sites; never freed, one per distinct text): an open-addressing
+ * set by FNV-1a hash, so a site costs one hash of its text, not a scan of every site seen */
 static char **g_interned;
 static size_t g_ninterned, g_capinterned;
+
+static uint64_t str_hash(const char *t)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *t; ++t)
+        h = (h ^ (unsigned char)*t) * 0x100000001b3ull;
+    return h;
+}
+
+static bool intern_grow(void)
+{
+    size_t cap = g_capinterned ? g_capinterned * 2 : 256;
+    char **nv = calloc(cap, sizeof *nv);
+    if (!nv)
+        return false;
+    for (size_t i = 0; i < g_capinterned; ++i) {
+        if (!g_interned[i])
+            continue;
+        size_t j = (size_t)str_hash(g_interned[i]) & (cap - 1);
+        while (nv[j])
+            j = (j + 1) & (cap - 1);
+        nv[j] = g_interned[i];
+    }
+    free(g_interned);
+    g_interned = nv;
+    g_capinterned = cap;
+    return true;
+}
 
 static const char *intern(const char *text)
 {
     if (!text || !*text)
         return NULL;
-    for (size_t i = g_ninterned; i-- > 0;)
-        if (strcmp(g_interned[i], text) == 0)
-            return g_interned[i];
-    if (g_ninterned == g_capinterned) {
-        size_t cap = g_capinterned ? g_capinterned * 2 : 64;
-        char **nv = realloc(g_interned, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        g_interned = nv;
-        g_capinterned = cap;
-    }
+    if ((g_ninterned + 1) * 2 > g_capinterned && !intern_grow())
+        return NULL;
+    size_t j = (size_t)str_hash(text) & (g_capinterned - 1);
+    for (; g_interned[j]; j = (j + 1) & (g_capinterned - 1))
+        if (strcmp(g_interned[j], text) == 0)
+            return g_interned[j];
     char *copy = strdup(text);
     if (!copy)
         return NULL;
-    g_interned[g_ninterned++] = copy;
+    g_interned[j] = copy;
+    g_ninterned++;
     return copy;
 }
 
