@@ -60,7 +60,8 @@ setup(
     # tensors made and let go of)
     ext_modules=[Extension("pyacl_hardgrad._fastcall", ["pyacl_hardgrad/_binding_c/fastcall.c",
                                                         "pyacl_hardgrad/_binding_c/fastcall_tensor.c",
-                                                        "pyacl_hardgrad/_binding_c/dlpack.c"],
+                                                        "pyacl_hardgrad/_binding_c/dlpack.c",
+                                                        "pyacl_hardgrad/_binding_c/check_sites.c"],
                            depends=["pyacl_hardgrad/_binding_c/fastcall.h"],
                            extra_compile_args=["-std=c11", "-Wall", "-Wextra"])],
     cmdclass={"build_ext": BuildWithEmbeddedRuntime},

@@ -1,7 +1,7 @@
 """Checking mode's Python sites: the user's ``file:line`` handed down to the embedded runtime.
 
 With PYACL_HARDGRAD_CHECK=1 in the environment when the binding loads, ``install`` sets a
-profile function (this thread and every thread started later) that, whenever code outside
+profile function, written in C (this thread and every thread started later) that, whenever code outside
 this package enters it -- a Python function of the package (the Pythonic layer, pyACL's
 ``acl``) or a C function of its binding -- tells the runtime the caller's ``file:line``
 (``hgCheckSetSite``), so the findings of the calls that follow name the user's line.  Without
@@ -10,11 +10,9 @@ the variable nothing is installed and no call pays anything.
 from __future__ import annotations
 
 import os
-import sys
 import sysconfig
 import threading
-from types import FrameType
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["install", "enabled_by_environment"]
 
@@ -43,22 +41,17 @@ def install(lib: Any) -> bool:
                 any(path.startswith(d) for d in _STDLIB)
         return v
 
-    def tell(frame: FrameType) -> None:
-        set_site(f"{frame.f_code.co_filename}:{frame.f_lineno}".encode(errors="replace"))
+    def is_binding(fn: Any) -> bool:
+        # a function of the binding, or a method of one of its C types (a plan's run)
+        mod = getattr(fn, "__module__", None) or type(getattr(fn, "__self__", None)).__module__ or ""
+        return bool(mod.startswith("pyacl_hardgrad"))
 
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
-            back = frame.f_back
-            if back is not None and in_package(frame.f_code.co_filename) and \
-                    not in_package(back.f_code.co_filename):
-                tell(back)
-        elif event == "c_call":
-            # a function of the binding, or a method of one of its C types (a plan's run)
-            mod = getattr(arg, "__module__", None) or type(getattr(arg, "__self__", None)).__module__ or ""
-            if mod.startswith("pyacl_hardgrad") and not in_package(frame.f_code.co_filename):
-                tell(frame)
-
-    prof: Callable[[FrameType, str, Any], None] = profile
-    sys.setprofile(prof)
-    threading.setprofile(prof)
+    # The profile function itself is C (_binding_c/check_sites.c): it asks the two predicates once per
+    # file and once per C function, and costs a lookup on every other call of the program.
+    from . import _fastcall
+    from ._cffi_acl import ffi
+    _fastcall.sites_configure(int(ffi.cast("uintptr_t", ffi.addressof(lib, "hgCheckSetSite"))), in_package,
+                              is_binding)
+    _fastcall.sites_profile_here()
+    threading.setprofile(_fastcall.sites_thread_hook)
     return True

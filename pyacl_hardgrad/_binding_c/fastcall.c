@@ -1088,6 +1088,10 @@ PyMODINIT_FUNC PyInit__fastcall(void)
         Py_DECREF(m);
         return NULL;
     }
+    if (fc_sites_init_module(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     if (fc_dlpack_init_module(m) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -63,5 +63,7 @@ int fc_tensor_init_module(PyObject *module);
 
 /* DLPack capsules (dlpack.c): set up by the module's init, 0 or -1 with an exception. */
 int fc_dlpack_init_module(PyObject *module);
+/* Checking mode's Python sites (check_sites.c): the sites_* functions, 0 or -1 with an exception. */
+int fc_sites_init_module(PyObject *module);
 
 #endif
