@@ -146,9 +146,10 @@ static void delete_versioned(DLManagedTensorVersioned *self)
         export_free((hg_export *)self->manager_ctx);
 }
 
-/* The destructor of a capsule: a capsule the consumer took (renamed) is the consumer's business;
- * one still under its first name was never consumed, so its structure is deleted here. */
-static void run_deleter(PyObject *capsule, const char *name, int versioned)
+/* Call the deleter of the structure capsule (named name) points at -- versioned or legacy; < 0: the
+ * capsule's context says (non-NULL: versioned) -- with the exception state saved around it: capsule
+ * destructors run wherever the last reference goes, maybe while an exception is being raised. */
+static void call_deleter(PyObject *capsule, const char *name, int versioned)
 {
 #if PY_VERSION_HEX >= 0x030C0000
     PyObject *exc = PyErr_GetRaisedException();
@@ -157,6 +158,8 @@ static void run_deleter(PyObject *capsule, const char *name, int versioned)
     PyErr_Fetch(&type, &value, &tb);
 #endif
     void *p = PyCapsule_GetPointer(capsule, name);
+    if (versioned < 0)
+        versioned = PyCapsule_GetContext(capsule) != NULL;
     if (p == NULL) {
         PyErr_WriteUnraisable(capsule);
     } else if (versioned) {
@@ -175,16 +178,18 @@ static void run_deleter(PyObject *capsule, const char *name, int versioned)
 #endif
 }
 
+/* The destructors of our capsules: a capsule the consumer took (renamed) is the consumer's business;
+ * one still under its first name was never consumed, so its structure is deleted here. */
 static void capsule_legacy_destructor(PyObject *capsule)
 {
     if (PyCapsule_IsValid(capsule, NAME_LEGACY))
-        run_deleter(capsule, NAME_LEGACY, 0);
+        call_deleter(capsule, NAME_LEGACY, 0);
 }
 
 static void capsule_versioned_destructor(PyObject *capsule)
 {
     if (PyCapsule_IsValid(capsule, NAME_VERSIONED))
-        run_deleter(capsule, NAME_VERSIONED, 1);
+        call_deleter(capsule, NAME_VERSIONED, 1);
 }
 
 /* An int tuple as int64 values into out[n]; -1 with an exception naming `what` otherwise. */
@@ -285,30 +290,7 @@ fail:
  * Its context says which structure it points at (non-NULL: versioned). */
 static void import_destructor(PyObject *capsule)
 {
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *exc = PyErr_GetRaisedException();
-#else
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-#endif
-    void *p = PyCapsule_GetPointer(capsule, NAME_IMPORT);
-    void *versioned = PyCapsule_GetContext(capsule);
-    if (p == NULL) {
-        PyErr_WriteUnraisable(capsule);
-    } else if (versioned != NULL) {
-        DLManagedTensorVersioned *m = p;
-        if (m->deleter != NULL)
-            m->deleter(m);
-    } else {
-        DLManagedTensor *m = p;
-        if (m->deleter != NULL)
-            m->deleter(m);
-    }
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exc);
-#else
-    PyErr_Restore(type, value, tb);
-#endif
+    call_deleter(capsule, NAME_IMPORT, -1);
 }
 
 static PyObject *dims_tuple(const int64_t *v, int32_t n)
