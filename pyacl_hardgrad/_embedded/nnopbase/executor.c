@@ -45,6 +45,7 @@ struct aclOpExecutor {
     hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
     uint64_t cost;              /* elements one run touches (HG_COST_UNKNOWN: not told) */
     hg_access_fn access;        /* checking mode: the ranges one run touches, NULL: not told */
+    char *prof_args;            /* profiling: the tensors' description (hg_executor_set_prof), or NULL */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -79,6 +80,7 @@ static void nb_executor_unref(aclOpExecutor *ex)
     if (ex->ops.destroy)
         ex->ops.destroy(ex->plan);
     ex->magic = 0;
+    free(ex->prof_args);
     free(ex);
     hg_count_add(HG_COUNT_EXECUTOR, -1);
 }
@@ -338,10 +340,15 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
             int nacc = ex->access(ex->plan, workspace, needed, acc, HG_MAX_ACCESSES);
             hg_check_pending(acc, nacc);
         }
+        bool profiling = HG_PROFILING();
+        if (profiling)
+            hg_prof_pending(NULL, ex->prof_args);
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
         if (checking)
             hg_check_pending(NULL, 0);
+        if (profiling)
+            hg_prof_pending(NULL, NULL);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */
@@ -362,6 +369,16 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     nb_unlock(&nb_executors);
     nb_executor_unref(ex);
     return rc;
+}
+
+void hg_executor_set_prof(aclOpExecutor *executor, char *args)
+{
+    if (executor == NULL) {
+        free(args);
+        return;
+    }
+    free(executor->prof_args);
+    executor->prof_args = args;
 }
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof.h"
 #include "rt_internal.h"
 
 struct hg_event {
@@ -35,6 +36,11 @@ void hg_events_device_closed_locked(int dev)
     }
 }
 
+void hg_event_retain(hg_event *ev)
+{
+    atomic_fetch_add(&ev->refs, 1);
+}
+
 void hg_event_release(hg_event *ev)
 {
     if (!ev)
@@ -44,6 +50,8 @@ void hg_event_release(hg_event *ev)
         HG_HAPPENS_AFTER(&ev->refs);
         HG_FORGET(&ev->refs);
         HG_FORGET(&ev->done);
+        if (HG_PROFILING())
+            hg_prof_event_gone(ev);
         pthread_mutex_destroy(&ev->mu);
         pthread_cond_destroy(&ev->cv);
         free(ev);
