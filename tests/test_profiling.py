@@ -201,7 +201,8 @@ def check_sample_run(events: list[dict[str, Any]], host_mark: str, range_name: s
         assert all(c["args"]["size"] == 256 for c in host_copies)
         copies = []
     else:
-        copies = [e for e in events if e["ph"] == "X" and e["pid"] == 0 and e["args"].get("Task Type") == "MEMCPY_ASYNC"]
+        copies = [e for e in events
+                  if e["ph"] == "X" and e["pid"] == 0 and e["args"].get("Task Type") == "MEMCPY_ASYNC"]
         to_dev = [c for c in copies if c["args"]["kind"] == "HOST_TO_DEVICE"]
         to_host = [c for c in copies if c["args"]["kind"] == "DEVICE_TO_HOST"]
         assert to_dev and to_host and all(c["args"]["size"] == 256 for c in copies)
