@@ -405,3 +405,43 @@ def test_the_summary_line_counts_what_the_timeline_holds(hg, tmp_path, capfd):
     assert tasks["KERNEL"] == 1
     line = [ln for ln in capfd.readouterr().err.splitlines() if "profile:" in ln][-1]
     assert f": {sum(tasks.values())} tasks on " in line and str(prof.trace_path) in line
+
+
+# ---------------------------------------------------------------- pyACL: acl.prof
+
+def test_pyacl_prof_session_writes_a_valid_timeline(hg, tmp_path):
+    acl = hg.acl
+    out = str(tmp_path / "pyacl")
+    assert acl.prof.init(out) == 0
+    assert acl.prof.init(out) == 100002                       # ACL_ERROR_REPEAT_INITIALIZE
+    config = acl.prof.create_config([0], 0xFF, 0, 0x0002 | 0x0080)
+    assert config != 0
+    assert acl.prof.create_config([9], 0xFF, 0, 0x0002) == 0
+    assert "deviceIdList[0] (9)" in acl.get_recent_err_msg()
+    assert acl.prof.stop(config) == 100043                    # ACL_ERROR_PROF_NOT_RUN
+    assert acl.prof.start(config) == 0
+    stamp = acl.prof.create_stamp()
+    assert acl.prof.set_stamp_trace_message(stamp, "pyacl mark", 10) == 0
+    assert acl.prof.push(stamp) == 0
+    range_id, ret = acl.prof.range_start(stamp)
+    assert ret == 0 and range_id > 0
+    with hg.Tensor.zeros((8,)) as g, hg.Tensor.zeros((8,)) as x:
+        hg.hardsigmoid_backward(g, x).close()
+    assert acl.prof.mark(stamp) == 0
+    assert acl.prof.range_stop(range_id) == 0
+    assert acl.prof.range_stop(range_id) == 100000
+    assert acl.prof.pop() == 0
+    assert acl.prof.model_subscribe(1, 0) == 200006           # ACL_ERROR_FEATURE_UNSUPPORTED
+    assert "offline models" in acl.get_recent_err_msg()
+    assert acl.prof.get_op_desc_size() == (0, 200006)
+    assert acl.prof.stop(config) == 0
+    assert acl.prof.destroy_config(config) == 0
+    assert acl.prof.finalize() == 0
+    acl.prof.destroy_stamp(stamp)
+    _, events = result_trace(Path(out))
+    assert trace_problems(events) == []
+    assert [e["name"] for e in events if e["ph"] == "i"] == ["pyacl mark"]
+    assert [e["name"] for e in events if e["ph"] == "b"] == ["pyacl mark"]
+    assert [e["name"] for e in events if e["ph"] == "X" and e["pid"] == 0] == ["aclnnHardsigmoidBackward"]
+    with pytest.raises(TypeError, match="acl.prof.init args parse failed"):
+        acl.prof.init(3)
