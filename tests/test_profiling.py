@@ -445,3 +445,14 @@ def test_pyacl_prof_session_writes_a_valid_timeline(hg, tmp_path):
     assert [e["name"] for e in events if e["ph"] == "X" and e["pid"] == 0] == ["aclnnHardsigmoidBackward"]
     with pytest.raises(TypeError, match="acl.prof.init args parse failed"):
         acl.prof.init(3)
+
+
+def test_c_sample_run_is_clean_under_memcheck(prof_sample, tmp_path):
+    import shutil
+    if shutil.which("valgrind") is None or os.environ.get("PYACL_HARDGRAD_TEST_NO_VALGRIND") == "1":
+        pytest.skip("valgrind is switched off (PYACL_HARDGRAD_TEST_NO_VALGRIND=1) or not installed")
+    cmd = ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
+           "--errors-for-leak-kinds=definite", "--show-leak-kinds=definite", "-q",
+           str(prof_sample), str(tmp_path / "o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "PASS prof_sample" in proc.stdout, proc.stdout + proc.stderr
