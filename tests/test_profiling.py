@@ -399,7 +399,8 @@ def test_python_profile_checks_its_arguments(hg, tmp_path):
 def test_the_summary_line_counts_what_the_timeline_holds(hg, tmp_path, capfd):
     with hg.Tensor.zeros((4,)) as g, hg.Tensor.zeros((4,)) as x:
         with hg.profile(tmp_path / "s", devices=[0]) as prof:
-            hg.hardsigmoid_backward(g, x).close()
+            with hg.hardsigmoid_backward(g, x) as y:
+                y.numpy()   # waits for the stream, which then lets go of the tensors
     events = prof.events()
     tasks = Counter(e["args"]["Task Type"] for e in events if e["ph"] == "X" and e["pid"] == 0)
     assert tasks["KERNEL"] == 1
@@ -426,7 +427,8 @@ def test_pyacl_prof_session_writes_a_valid_timeline(hg, tmp_path):
     range_id, ret = acl.prof.range_start(stamp)
     assert ret == 0 and range_id > 0
     with hg.Tensor.zeros((8,)) as g, hg.Tensor.zeros((8,)) as x:
-        hg.hardsigmoid_backward(g, x).close()
+        with hg.hardsigmoid_backward(g, x) as y:
+            y.numpy()   # waits for the stream, which then lets go of the tensors
     assert acl.prof.mark(stamp) == 0
     assert acl.prof.range_stop(range_id) == 0
     assert acl.prof.range_stop(range_id) == 100000
