@@ -458,3 +458,18 @@ def test_c_sample_run_is_clean_under_memcheck(prof_sample, tmp_path):
            str(prof_sample), str(tmp_path / "o")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "PASS prof_sample" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("inline", ["0", "1"])
+def test_c_sample_run_is_race_free_under_threadsanitizer(tmp_path_factory, inline):
+    from hg_cchecks import build_tsan
+    work = tmp_path_factory.getbasetemp() / "prof_tsan"
+    exe = work / "prof_sample"
+    if not exe.exists():
+        work.mkdir(exist_ok=True)
+        exe = build_tsan(C_DIR / "prof_sample.c", work, libs=("ascendcl", "nnopbase", "opapi", "msprofiler", "m"))
+    out = tmp_path_factory.mktemp("tsan_out")
+    env = dict(os.environ, PYACL_HARDGRAD_INLINE=inline, TSAN_OPTIONS="halt_on_error=1")
+    proc = subprocess.run([str(exe), str(out / "o")], capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0 and "PASS prof_sample" in proc.stdout, proc.stdout + proc.stderr[-4000:]
+    assert "ThreadSanitizer" not in proc.stderr
