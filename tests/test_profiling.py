@@ -473,3 +473,17 @@ def test_c_sample_run_is_race_free_under_threadsanitizer(tmp_path_factory, inlin
     proc = subprocess.run([str(exe), str(out / "o")], capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0 and "PASS prof_sample" in proc.stdout, proc.stdout + proc.stderr[-4000:]
     assert "ThreadSanitizer" not in proc.stderr
+
+
+def test_an_operator_planned_before_the_profile_shows_its_tensors_and_bytes(hg, tmp_path):
+    with hg.Device(0) as dev, hg.Tensor.zeros((4, 4), device=dev) as g, hg.Tensor.zeros((4, 4), device=dev) as x, \
+            hg.HardsigmoidBackwardPlan(g, x, repeatable=True) as plan:
+        with hg.profile(tmp_path / "p", devices=[0]) as prof:
+            plan.run(stream=dev.default_stream)
+            dev.default_stream.synchronize()
+    ran = [e for e in prof.events() if e["ph"] == "X" and e["pid"] == 0]
+    assert [e["name"] for e in ran] == ["aclnnHardsigmoidBackward"]
+    args = ran[0]["args"]
+    assert "Input Shapes" not in args                      # not kept: planned before the profile
+    # the names the operator gave its plan (hardsigmoid_backward's: positional) and every byte
+    assert args["Tensors"] == "input 0;input 1;out" and args["bytes"] == 3 * 16 * 4

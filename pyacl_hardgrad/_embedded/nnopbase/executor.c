@@ -20,6 +20,7 @@
  *  - NULL passed to aclDestroyAclOpExecutor returns 0 (CANN's lenient destroy).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,32 @@ aclnnStatus hg_executor_rebind(const char *func, aclOpExecutor *executor, int wh
     return rc;
 }
 
+/* Profiling, for an executor planned while no profile was running (its shapes were not kept):
+ * the tensors it touches, by name, and their bytes, from its access ranges; NULL without. */
+static char *describe_accesses(aclOpExecutor *ex, void *workspace, uint64_t workspace_size)
+{
+    if (ex->access == NULL)
+        return NULL;
+    hg_access acc[HG_MAX_ACCESSES];
+    int n = ex->access(ex->plan, workspace, workspace_size, acc, HG_MAX_ACCESSES);
+    char names[256] = "";
+    size_t used = 0;
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; ++i) {
+        if (acc[i].what != NULL && strcmp(acc[i].what, "workspace") == 0)
+            continue;
+        bytes += (uint64_t)(acc[i].hi - acc[i].lo);
+        int k = snprintf(names + used, sizeof names - used, "%s%s", used ? ";" : "", acc[i].what ? acc[i].what : "?");
+        if (k > 0 && (size_t)k < sizeof names - used)
+            used += (size_t)k;
+    }
+    size_t cap = used + 64u;
+    char *out = malloc(cap);
+    if (out != NULL)
+        snprintf(out, cap, "\"Tensors\":\"%s\",\"bytes\":%" PRIu64, names, bytes);
+    return out;
+}
+
 aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, void *workspace,
                               uint64_t workspace_size, aclrtStream stream)
 {
@@ -341,8 +368,11 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
             hg_check_pending(acc, nacc);
         }
         bool profiling = HG_PROFILING();
-        if (profiling)
-            hg_prof_pending(NULL, ex->prof_args);
+        if (profiling) {
+            char *planned_before = ex->prof_args ? NULL : describe_accesses(ex, workspace, needed);
+            hg_prof_pending(NULL, ex->prof_args ? ex->prof_args : planned_before);
+            free(planned_before);
+        }
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
         if (checking)
