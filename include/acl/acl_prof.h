@@ -12,7 +12,9 @@
 
 #include "acl_base.h"
 
-#if defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER)
+#if defined(PYACL_HARDGRAD_CDEF)
+#define MSVP_PROF_API
+#elif defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER)
 #define MSVP_PROF_API __declspec(dllexport)
 #else
 #define MSVP_PROF_API __attribute__((visibility("default")))
