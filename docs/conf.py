@@ -87,7 +87,7 @@ def _public_api() -> dict[str, Any]:
             for sub in module.__all__:
                 names[f"{module.__name__}.{sub}"] = getattr(module, sub)
     acl = hg.acl
-    for module in (acl, acl.rt, acl.util, acl.mdl, acl.media):
+    for module in (acl, acl.rt, acl.util, acl.mdl, acl.media, acl.prof):
         names[module.__name__] = module
         for name, value in vars(module).items():
             if not name.startswith("_") and callable(value) and not inspect.ismodule(value):

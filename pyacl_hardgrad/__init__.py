@@ -50,7 +50,11 @@ _LAZY = {
     "trace_calls": "_trace", "calls_traced": "_trace",
 }
 
-__all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]
+__all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY, "profile", "Profile"]
+
+# Bound now, not lazily: hg.profile is the function, while a lazy import of the module of the same
+# name would leave the module in its place.  Loads no C library (libmsprofiler opens on first use).
+from .profile import Profile as Profile, profile as profile  # noqa: E402
 
 
 if TYPE_CHECKING:

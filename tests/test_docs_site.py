@@ -66,7 +66,7 @@ def _public_names(hg: ModuleType) -> dict[str, Any]:
         module = sys.modules.get(f"pyacl_hardgrad.{name}")
         if module is not None and value is module and hasattr(module, "__all__"):
             names.update({f"{module.__name__}.{n}": getattr(module, n) for n in module.__all__})
-    for module in (hg.acl, hg.acl.rt, hg.acl.util, hg.acl.mdl, hg.acl.media):
+    for module in (hg.acl, hg.acl.rt, hg.acl.util, hg.acl.mdl, hg.acl.media, hg.acl.prof):
         names[module.__name__] = module
         names.update({f"{module.__name__}.{n}": v for n, v in vars(module).items()
                       if not n.startswith("_") and callable(v) and not inspect.ismodule(v)})

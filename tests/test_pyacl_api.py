@@ -401,7 +401,7 @@ def test_data_type_size(acl, hg):
 
 def test_no_constants_exported(acl):
     """pyACL exports no ACL_* constants; scripts define their own."""
-    for module in (acl, acl.rt, acl.util, acl.mdl, acl.media):
+    for module in (acl, acl.rt, acl.util, acl.mdl, acl.media, acl.prof):
         assert not [n for n in dir(module) if n.startswith("ACL")], module
 
 
@@ -574,7 +574,7 @@ def test_every_public_function_is_pinned(acl):
     assert rt == set(RT) | SEPARATELY_PINNED_RT
     top = {n for n in dir(acl) if not n.startswith("_") and callable(getattr(acl, n))}
     assert top == TOP_LEVEL
-    assert {n for n in dir(acl) if not n.startswith("_")} - top == {"rt", "util", "mdl", "media"}
+    assert {n for n in dir(acl) if not n.startswith("_")} - top == {"rt", "util", "mdl", "media", "prof"}
 
 
 def test_a_raising_callback_is_reported_and_later_ones_run(acl, capsys):

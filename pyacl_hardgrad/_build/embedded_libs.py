@@ -28,6 +28,7 @@ LIBRARIES = (
     # collectives: communicators and transports, then the operations (which see hcomm's internals)
     ("hcomm", "hcomm", ("ascendcl", "rt", "dl")),
     ("hccl", "hccl", ("hcomm", "ascendcl", "dl")),
+    ("msprofiler", "msprofiler", ("ascendcl",)),  # acl_prof.h; the recorder is libascendcl's (runtime/prof.c)
 )
 
 COMMON_CFLAGS = [

@@ -82,12 +82,24 @@ def preprocessed_declarations(include_dir: Path = INCLUDE_DIR) -> str:
     return proc.stdout
 
 
+def _covered_header_files(include_dir: Path) -> list[Path]:
+    """The files of include_dir that HEADERS include, directly or not (headers of libraries the
+    binding does not load, such as acl/acl_prof.h, stay out)."""
+    umbrella = "".join(f'#include "{h}"\n' for h in HEADERS)
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    proc = subprocess.run(cc + ["-M", "-DPYACL_HARDGRAD_CDEF", f"-I{include_dir}", "-x", "c", "-"],
+                          input=umbrella, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"listing the headers of include/ failed:\n{proc.stderr}")
+    root = include_dir.resolve()
+    found = {Path(w).resolve() for w in proc.stdout.replace("\\\n", " ").split() if w.endswith(".h")}
+    return sorted(p for p in found if root in p.parents)
+
+
 def integer_defines(include_dir: Path = INCLUDE_DIR) -> dict[str, int]:
     """Every ``#define NAME <integer>`` in the covered headers and the headers they include."""
     out: dict[str, int] = {}
-    for path in sorted(include_dir.rglob("*.h")):
-        if path.relative_to(include_dir).parts[0] == "hccl":     # HCCL's headers: not part of this binding
-            continue
+    for path in _covered_header_files(include_dir):
         for name, value in _DEFINE_RE.findall(path.read_text()):
             out[name] = int(value, 0)
     return out

@@ -18,7 +18,7 @@ import sys as _sys
 from typing import Any as _Any, Callable as _Callable, Optional as _Optional
 
 from .._binding import ffi as _ffi, lib as _lib
-from . import mdl, media, rt, util  # noqa: F401  (pyACL's submodules)
+from . import mdl, media, prof, rt, util  # noqa: F401  (pyACL's submodules)
 from ._args import parse as _parse
 from ._core import (ACL_ERROR_API_NOT_SUPPORT as _NOT_SUPPORT, action as _action, c_function as _c_function,
                     c_type as _c_type, int_argument as _int_argument, not_supported as _not_supported, query as _query,

@@ -153,6 +153,17 @@ typedef enum hg_obj_kind {
 } hg_obj_kind;
 HG_INTERNAL void hg_check_object(hg_obj_kind kind, const void *p, int live, const char *func, const char *what);
 
+/* Profiling (runtime/prof.c; libmsprofiler's aclprof* calls drive it).  hg_prof_on is read
+ * with one relaxed load by every hook site, as hg_check_on: off, a hook costs a predictable
+ * branch and nothing is recorded. */
+HG_INTERNAL extern atomic_int hg_prof_on;
+#define HG_PROFILING() __builtin_expect(atomic_load_explicit(&hg_prof_on, memory_order_relaxed) != 0, 0)
+/* What the next task this thread enqueues is, for the timeline: its name (NULL: the caller's
+ * function name) and args, the members of a JSON object ("\"k\":v,..."; NULL: none).  Both are
+ * copied.  Call it right before hg_stream_launch / hg_stream_submit and hg_prof_pending(NULL,
+ * NULL) after; only when HG_PROFILING(). */
+HG_INTERNAL void hg_prof_pending(const char *name, const char *args);
+
 /* ------------------------------------------------------------------ libnnopbase */
 
 #define HG_TENSOR_MAGIC 0x54474841u   /* "AHGT" while alive, cleared on destroy */
@@ -195,6 +206,9 @@ struct aclScalar {
 HG_INTERNAL size_t hg_dtype_size(aclDataType dtype);
 /* CANN's name of a dtype ("DT_FLOAT", ...) for messages; "UNKNOWN" otherwise. */
 HG_INTERNAL const char *hg_dtype_name(aclDataType dtype);
+/* Profiling: the timeline args members describing an operator's tensors (shapes, dtypes,
+ * bytes), in a new string (free it); NULL when out of memory. */
+HG_INTERNAL char *hg_prof_describe_tensors(const aclTensor *const *in, int nin, const aclTensor *const *out, int nout);
 /* A scalar's value as fp32, converted as CANN does (round to nearest). */
 HG_INTERNAL aclnnStatus hg_scalar_to_float(const aclScalar *scalar, float *value);
 
@@ -220,6 +234,10 @@ HG_INTERNAL void hg_executor_set_rebind(aclOpExecutor *executor, hg_rebind_fn fn
 /* The ranges one run of the plan touches (checking mode): fills out[0..cap) and returns the count. */
 typedef int (*hg_access_fn)(const void *plan, void *workspace, uint64_t workspace_size, hg_access *out, int cap);
 HG_INTERNAL void hg_executor_set_access(aclOpExecutor *executor, hg_access_fn fn);
+
+/* Profiling: the executor's tensors described for the timeline (hg_prof_describe_tensors);
+ * the executor owns args from now on (NULL: none). */
+HG_INTERNAL void hg_executor_set_prof(aclOpExecutor *executor, char *args);
 
 /* Phase 1 ends with this: the executor owns plan from now on (also on failure,
  * where plan is destroyed and NULL is returned with the error text set). */

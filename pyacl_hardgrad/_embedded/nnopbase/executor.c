@@ -20,6 +20,7 @@
  *  - NULL passed to aclDestroyAclOpExecutor returns 0 (CANN's lenient destroy).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct aclOpExecutor {
     hg_rebind_fn rebind;        /* NULL: the plan cannot take new tensor addresses */
     uint64_t cost;              /* elements one run touches (HG_COST_UNKNOWN: not told) */
     hg_access_fn access;        /* checking mode: the ranges one run touches, NULL: not told */
+    char *prof_args;            /* profiling: the tensors' description (hg_executor_set_prof), or NULL */
     atomic_long refs;
     /* Record reused by launches so the hot path needs no malloc; a launch that finds it
      * busy (a repeatable executor queued several times) allocates one instead. */
@@ -79,6 +81,7 @@ static void nb_executor_unref(aclOpExecutor *ex)
     if (ex->ops.destroy)
         ex->ops.destroy(ex->plan);
     ex->magic = 0;
+    free(ex->prof_args);
     free(ex);
     hg_count_add(HG_COUNT_EXECUTOR, -1);
 }
@@ -248,6 +251,32 @@ aclnnStatus hg_executor_rebind(const char *func, aclOpExecutor *executor, int wh
     return rc;
 }
 
+/* Profiling, for an executor planned while no profile was running (its shapes were not kept):
+ * the tensors it touches, by name, and their bytes, from its access ranges; NULL without. */
+static char *describe_accesses(aclOpExecutor *ex, void *workspace, uint64_t workspace_size)
+{
+    if (ex->access == NULL)
+        return NULL;
+    hg_access acc[HG_MAX_ACCESSES];
+    int n = ex->access(ex->plan, workspace, workspace_size, acc, HG_MAX_ACCESSES);
+    char names[256] = "";
+    size_t used = 0;
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; ++i) {
+        if (acc[i].what != NULL && strcmp(acc[i].what, "workspace") == 0)
+            continue;
+        bytes += (uint64_t)(acc[i].hi - acc[i].lo);
+        int k = snprintf(names + used, sizeof names - used, "%s%s", used ? ";" : "", acc[i].what ? acc[i].what : "?");
+        if (k > 0 && (size_t)k < sizeof names - used)
+            used += (size_t)k;
+    }
+    size_t cap = used + 64u;
+    char *out = malloc(cap);
+    if (out != NULL)
+        snprintf(out, cap, "\"Tensors\":\"%s\",\"bytes\":%" PRIu64, names, bytes);
+    return out;
+}
+
 aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, void *workspace,
                               uint64_t workspace_size, aclrtStream stream)
 {
@@ -338,10 +367,18 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
             int nacc = ex->access(ex->plan, workspace, needed, acc, HG_MAX_ACCESSES);
             hg_check_pending(acc, nacc);
         }
+        bool profiling = HG_PROFILING();
+        if (profiling) {
+            char *planned_before = ex->prof_args ? NULL : describe_accesses(ex, workspace, needed);
+            hg_prof_pending(NULL, ex->prof_args ? ex->prof_args : planned_before);
+            free(planned_before);
+        }
         /* a small run on an idle stream may execute here, before this returns */
         rc = hg_stream_launch(stream, func, nb_executor_task, rec, cost);
         if (checking)
             hg_check_pending(NULL, 0);
+        if (profiling)
+            hg_prof_pending(NULL, NULL);
         if (rc == ACLNN_SUCCESS) {
             if (one_shot)
                 nb_executor_unref(ex);   /* the run now holds the last reference */
@@ -362,6 +399,16 @@ aclnnStatus hg_executor_launch(aclOpExecutor *executor, const char *op_name, voi
     nb_unlock(&nb_executors);
     nb_executor_unref(ex);
     return rc;
+}
+
+void hg_executor_set_prof(aclOpExecutor *executor, char *args)
+{
+    if (executor == NULL) {
+        free(args);
+        return;
+    }
+    free(executor->prof_args);
+    executor->prof_args = args;
 }
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)

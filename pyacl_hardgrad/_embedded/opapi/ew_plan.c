@@ -595,6 +595,7 @@ hg_ew_plan *hg_ew_plan_new(const char *func, const hg_kernel_set *set, const acl
     plan->kernel = pick.entry->fn;
     plan->kernel_nt = pick.fn_nt;
     plan->ns_per_elem = pick.ns_per_elem;
+    plan->prof_args = HG_PROFILING() ? hg_prof_describe_tensors(in, nin, &out, 1) : NULL;
     return plan;
 }
 
@@ -645,7 +646,7 @@ aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_pl
     views[n++] = &plan->out;
     aclnnStatus rc = hg_plan_workspace(func, views, n, &ws);
     if (rc != ACLNN_SUCCESS) {
-        free(plan);
+        hg_ew_destroy(plan);
         return rc;
     }
     uint64_t elements = (uint64_t)plan->numel;
@@ -655,6 +656,10 @@ aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_pl
     }
     hg_executor_set_cost(exe, elements);
     hg_executor_set_access(exe, ew_access);
+    if (plan->prof_args != NULL) {
+        hg_executor_set_prof(exe, plan->prof_args);   /* the executor owns it now */
+        plan->prof_args = NULL;
+    }
     *workspaceSize = ws;
     *executor = exe;
     return ACLNN_SUCCESS;
@@ -662,6 +667,9 @@ aclnnStatus hg_ew_plan_finish(const char *func, const hg_exec_ops *ops, hg_ew_pl
 
 void hg_ew_destroy(void *plan)
 {
+    if (plan != NULL) {
+        free(((hg_ew_plan *)plan)->prof_args);
+    }
     free(plan);
 }
 

@@ -206,6 +206,8 @@ typedef struct hg_ew_plan {
     double ns_per_elem;               /* the kernel's measured cost (hg_kernel_select), 0 unknown */
     const char *names[HG_MAX_IN + 1]; /* the operator's names of in[0..nin) and out (checking mode's
                                        * findings): static strings, NULL where not given */
+    char *prof_args;                  /* profiling: the tensors described (hg_prof_describe_tensors), handed to
+                                       * the executor by hg_ew_plan_finish; NULL when profiling was off */
 } hg_ew_plan;
 
 /* Contiguous(inputs) -> kernel -> ViewCopy(out), staging in workspace.

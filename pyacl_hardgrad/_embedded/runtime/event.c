@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof.h"
 #include "rt_internal.h"
 
 struct hg_event {
@@ -35,6 +36,11 @@ void hg_events_device_closed_locked(int dev)
     }
 }
 
+void hg_event_retain(hg_event *ev)
+{
+    atomic_fetch_add(&ev->refs, 1);
+}
+
 void hg_event_release(hg_event *ev)
 {
     if (!ev)
@@ -44,6 +50,8 @@ void hg_event_release(hg_event *ev)
         HG_HAPPENS_AFTER(&ev->refs);
         HG_FORGET(&ev->refs);
         HG_FORGET(&ev->done);
+        if (HG_PROFILING())
+            hg_prof_event_gone(ev);
         pthread_mutex_destroy(&ev->mu);
         pthread_cond_destroy(&ev->cv);
         free(ev);
@@ -357,7 +365,9 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
     pthread_mutex_unlock(&ev->mu);
     if (target != 0 && HG_CHECKING())
         hg_chk_stream_wait(s, ev); /* ordered after the record, also when it already ran */
-    if (target == 0 || atomic_load(&ev->done) >= target) {
+    /* profiling queues a wait that is reached already too: it returns at once, and the
+     * timeline shows the dependency (a flow from the record) */
+    if (target == 0 || (atomic_load(&ev->done) >= target && !HG_PROFILING())) {
         hg_event_release(ev); /* nothing recorded, or already reached: no wait needed */
     } else {
         hg_task t;

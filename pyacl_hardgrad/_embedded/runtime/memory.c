@@ -1,10 +1,12 @@
 /* Device and host memory: allocation with per-device capacity accounting, and the
  * registries that let copies prove their device pointers are live allocations. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "pyacl_hardgrad/embedded.h"
+#include "prof.h"
 #include "rt_internal.h"
 
 #define DEVICE_ALIGN 512u
@@ -291,6 +293,8 @@ static aclError device_malloc(const char *func, void **devPtr, size_t size, aclr
     hg_rt_count_add(HG_RTC_DEV_BYTES, (int64_t)size);
     if (HG_CHECKING())
         hg_chk_alloc(func, p, size, dev, false);
+    if (HG_PROFILING())
+        hg_prof_memory(dev);
     *devPtr = p;
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_DEBUG, func, "%zu bytes at %p on device %d", size, p, dev);
     return ACL_SUCCESS;
@@ -327,9 +331,10 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
     pthread_mutex_lock(&g_mem_mu);
     size_t i = wait_not_busy(&g_dev_blocks, (uintptr_t)devPtr);
     size_t size = 0;
+    int dev = -1;
     if (i != (size_t)-1) {
         size = g_dev_blocks.v[i].size;
-        int dev = g_dev_blocks.v[i].device;
+        dev = g_dev_blocks.v[i].device;
         g_dev_used[dev] -= size;
         blocks_erase(&g_dev_blocks, i);
     }
@@ -343,6 +348,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
         free(devPtr);
     hg_rt_count_add(HG_RTC_DEV_ALLOCS, -1);
     hg_rt_count_add(HG_RTC_DEV_BYTES, -(int64_t)size);
+    if (HG_PROFILING())
+        hg_prof_memory(dev);
     return ACL_SUCCESS;
 }
 
@@ -486,8 +493,14 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
             hg_chk_host_access("aclrtMemcpy", src, count, false, dd < 0);
             hg_chk_host_access("aclrtMemcpy", dst, count, true, false);
         }
+        uint64_t t0 = HG_PROFILING() ? hg_now_ns() : 0;
         memmove(dst, src, count);
         drop_holds(held);
+        if (t0) {
+            char args[64];
+            snprintf(args, sizeof args, "\"size\":%zu,\"kind\":%d", count, (int)kind); /* aclrtMemcpyKind */
+            hg_prof_host_call("aclrtMemcpy", t0, hg_now_ns(), args);
+        }
     }
     return hg_rt_ret(rc);
 }
@@ -539,7 +552,16 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
     t.dst = dst;
     t.src = src;
     t.n = count;
-    return queue_task("aclrtMemcpyAsync", stream, &t, nothing);
+    if (!HG_PROFILING())
+        return queue_task("aclrtMemcpyAsync", stream, &t, nothing);
+    static const char *const kinds[] = {"HOST_TO_HOST", "HOST_TO_DEVICE", "DEVICE_TO_HOST", "DEVICE_TO_DEVICE",
+                                        "DEFAULT"};
+    char args[64];
+    snprintf(args, sizeof args, "\"kind\":\"%s\"", (unsigned)kind < 5u ? kinds[kind] : "?");
+    hg_prof_pending(NULL, args);
+    rc = queue_task("aclrtMemcpyAsync", stream, &t, nothing);
+    hg_prof_pending(NULL, NULL);
+    return rc;
 }
 
 /* aclrtMemset takes device memory or acl host memory (aclrtMallocHost); the address

@@ -224,6 +224,7 @@ void hg_event_task_reset(hg_event *ev);
 void hg_event_release(hg_event *ev);
 /* Checking mode: the events of dev, whose last reset just ran, are noted (hg_chk_event_reset). */
 void hg_events_device_closed_locked(int dev);
+void hg_event_retain(hg_event *ev);
 
 /* ---------------------------------------------------------------- devices */
 typedef struct hg_context {

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "prof.h"
 #include "rt_internal.h"
 
 #define RING_INITIAL 64u
@@ -137,7 +138,26 @@ static void value_wait(hg_stream *s, const hg_task *t)
     }
 }
 
+static void run_task_body(hg_stream *s, hg_task *t);
+
+/* Profiling on: the task's run is timed and recorded (before the task's event reference is
+ * dropped, so the recorder never sees an event freed under it). */
 static void run_task(hg_stream *s, hg_task *t)
+{
+    if (!HG_PROFILING()) {
+        run_task_body(s, t);
+        return;
+    }
+    hg_event *ev = t->kind == HG_TASK_RECORD || t->kind == HG_TASK_WAIT || t->kind == HG_TASK_RESET_EVENT ? t->ev : NULL;
+    if (ev)
+        hg_event_retain(ev);
+    uint64_t t0 = hg_now_ns();
+    run_task_body(s, t);
+    hg_prof_ran(s->device, s->id, t, t0, hg_now_ns());
+    hg_event_release(ev);
+}
+
+static void run_task_body(hg_stream *s, hg_task *t)
 {
     /* a force-destroyed stream drops what it has not started, except work whose function
      * owns resources (operators, callbacks), which still runs */
@@ -479,6 +499,8 @@ static struct hg_ring *ring_grow(hg_stream *s, struct hg_ring *r, uint64_t last)
 }
 
 static _Thread_local uint32_t tls_last_task;
+/* Profiling: when this thread's current enqueue began (lock_for_push). */
+static _Thread_local uint64_t tls_prof_t0;
 
 /* Queue task behind everything submitted; caller holds qmu, which this releases. */
 static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint64_t last)
@@ -501,6 +523,10 @@ static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint6
     task->seq = seq;
     if (HG_CHECKING())
         hg_chk_enqueue(s, task, func);
+    if (HG_PROFILING()) {
+        hg_prof_enqueue(s->device, s->id, task, func, tls_prof_t0);
+        tls_prof_t0 = 0;
+    }
     if (!s->is_default)
         tls_last_task = (uint32_t)seq;
     hg_slot *slot = &r->slots[(seq - 1u) & r->mask];
@@ -518,6 +544,8 @@ static aclError push_locked(hg_stream *s, hg_task *task, const char *func, uint6
  * *cpu: the caller's CPU. */
 static bool lock_for_push(hg_stream *s, const char *func, int *cpu_out)
 {
+    if (HG_PROFILING())
+        tls_prof_t0 = hg_now_ns();
     pthread_mutex_lock(&s->qmu);
     if (atomic_load(&s->stop)) {
         pthread_mutex_unlock(&s->qmu);
@@ -575,6 +603,10 @@ aclError hg_stream_push_small(hg_stream *s, hg_task *task, const char *func, uin
     task->seq = seq;
     if (HG_CHECKING())
         hg_chk_enqueue(s, task, func);
+    if (HG_PROFILING()) {
+        hg_prof_enqueue(s->device, s->id, task, func, tls_prof_t0);
+        tls_prof_t0 = 0;
+    }
     if (!s->is_default)
         tls_last_task = (uint32_t)seq;
     s->inline_seq = seq;
