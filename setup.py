@@ -33,6 +33,8 @@ class BuildWithEmbeddedRuntime(build_ext):
             # Each registered operator's examples, docs, op.json and bench.py (and the registry), so
             # `python -m pyacl_hardgrad samples` and the Python layer find them after install.
             ops = dest / "_embedded" / "opapi" / "ops"
+            if ops.resolve() == embedded_libs.OPS_DIR.resolve():
+                continue                 # in place (pip install -e): the sources are already there
             ops.mkdir(parents=True, exist_ok=True)
             shutil.copy2(embedded_libs.REGISTRY, ops / embedded_libs.REGISTRY.name)
             for src in embedded_libs.operator_dirs():

@@ -12,6 +12,7 @@ import threading
 from ._binding import ffi, lib
 from ._lifetime import Handle, _Res
 from .errors import ACL_ERROR_REPEAT_INITIALIZE, check, warn_status
+from .scalar import release_cached_scalars
 
 __all__ = ["Runtime", "runtime_reference_count"]
 
@@ -42,6 +43,9 @@ def _release() -> None:
             return
         _owns_init = False
         lib.hgb_cache_empty(-1, ffi.NULL)    # no device is set any more: nothing cached may outlive aclFinalize
+        # The one-call operators' cached bound Scalars go too (made again on demand), so checking
+        # mode's leak report at aclFinalize names only what the program itself kept.
+        release_cached_scalars()
         st = lib.aclFinalize()
     warn_status(st, "aclFinalize", stacklevel=3)
 
