@@ -48,13 +48,10 @@ _LAZY = {
     "allocator_settings": "_allocator",
     "smi": "_cli_smi", "format_smi": "_cli_smi",
     "trace_calls": "_trace", "calls_traced": "_trace",
+    "profile": "_profile", "Profile": "_profile",
 }
 
-__all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY, "profile", "Profile"]
-
-# Bound now, not lazily: hg.profile is the function, while a lazy import of the module of the same
-# name would leave the module in its place.  Loads no C library (libmsprofiler opens on first use).
-from .profile import Profile as Profile, profile as profile  # noqa: E402
+__all__ = ["get_include", "get_library_dir", "get_cann_path", "__version__", *_LAZY]
 
 
 if TYPE_CHECKING:
@@ -87,6 +84,7 @@ if TYPE_CHECKING:
     from .stream import Event as Event, Stream as Stream
     from .tensor import Tensor as Tensor, empty as empty, from_numpy as from_numpy, zeros as zeros
     from ._trace import calls_traced as calls_traced, trace_calls as trace_calls
+    from ._profile import Profile as Profile, profile as profile
 else:
     def __getattr__(name: str) -> Any:
         try:

@@ -76,6 +76,9 @@ def test_ctypes_finds_every_call_through_libhccl_alone(toolchain: Toolchain) -> 
     lib.HcclGetErrorString.restype = ctypes.c_char_p
     assert lib.HcclGetErrorString(1) == b"parameter error"
     assert lib.HcclGetRankSize(None, None) == 2            # HCCL_E_PTR through the forwarder
+    acl = ctypes.CDLL(str(Path(toolchain.library_dir) / "libascendcl.so"))
+    acl.aclGetRecentErrMsg.restype = ctypes.c_char_p
+    assert b"HcclGetRankSize" in acl.aclGetRecentErrMsg()  # its detail, fetched: this thread's stack is clear
     for name in ("HcclCommInitRootInfo", "HcclCommInitAll", "HcclGetRootInfo", "HcclBarrier", "HcclGroupStart"):
         assert getattr(lib, name) is not None
 

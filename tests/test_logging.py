@@ -362,6 +362,7 @@ def test_trace_records_tensor_creation_in_c_and_through_cffi(hg: ModuleType, cap
 
 
 def test_trace_records_an_error_status_with_its_name(hg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
+    hg.lib.aclGetRecentErrMsg()       # failures stack per thread until fetched: start from an empty stack
     with caplog.at_level(logging.DEBUG, logger="pyacl_hardgrad.calls"), hg.trace_calls():
         with pytest.raises(hg.RuntimeApiError):
             hg.Device(999)

@@ -151,8 +151,11 @@ def test_unmatched_recv_times_out_and_close_does_not_hang_on_an_unreceived_send(
                                              wall=60)
     assert time.monotonic() - t0 < 20
     assert code0 == 0 and code1 == 0, out0 + out1
-    m = re.search(r"recv rc -1 after ([0-9.]+) s: recv: .*Timed out", out0)
-    assert m and 1.4 <= float(m.group(1)) < 5, out0
+    # Rank 1 exits right after its send: Gloo ends rank 0's wait either at its timeout or, when it
+    # sees the peer's socket close first, with that; both are a failure, and neither a hang.
+    m = re.search(r"recv rc -1 after ([0-9.]+) s: recv: .*(Timed out|Connection closed by peer)", out0)
+    assert m and float(m.group(1)) < 5, out0
+    assert m.group(2) != "Timed out" or float(m.group(1)) >= 1.4, out0
     assert re.search(r"ok send returned after 0\.0", out1), out1     # a send does not wait for the recv
     assert "ok closed" in out1
 
