@@ -37,6 +37,7 @@ EXPECTED = {
     "no_current_device": {"no-current-device": 1},
     "use_after_reset": {"leak": 1, "use-after-reset": 2},
     "event_after_reset": {"leak": 1, "use-after-reset": 3},
+    "memory_after_reset": {"leak": 1, "use-after-reset": 2},
     "executor_reuse": {"executor-reuse": 1},
     "wrong_device": {"wrong-device": 2},
 }
@@ -306,8 +307,85 @@ def test_cpp_operator_samples_are_clean_under_check(cprog, sample):
     assert kinds(proc.stderr) == Counter() and summary(proc.stderr) == 0, proc.stderr
 
 
+def test_memory_used_after_its_device_reset_names_the_allocation_and_the_reset(cprog, misuse_exe):
+    err = cprog.run(misuse_exe, "memory_after_reset", env=CHECK_ENV).stderr
+    assert re.search(r"leak: device allocation (0x[0-9a-f]+) of 256 bytes on device 0 was never freed \(aclrtFree\) "
+                     r"when device 0 was released", err), err
+    for call, done in (("aclrtMemset", "touches"), ("aclrtFree", "frees")):
+        m = re.search(rf"========= use-after-reset: {call} {done} device allocation 0x[0-9a-f]+ of 256 bytes, which "
+                      rf"went with device 0 when it was reset \(aclrtResetDevice\)[^\n]*\n"
+                      rf"=========     at {call} \(call \d+\)\n"
+                      rf"=========     previous access: aclrtResetDevice \(call \d+\), released it\n"
+                      rf"=========     allocation created by aclrtMalloc \(call \d+\)\n", err)
+        assert m, err
+
+
 def test_event_used_after_its_device_reset_names_the_event_and_the_device(cprog, misuse_exe):
     err = cprog.run(misuse_exe, "event_after_reset", env=CHECK_ENV).stderr
     assert re.search(r"use-after-reset: aclrtRecordEvent on event 0x[0-9a-f]+, which belonged to device 0 and went "
                      r"with it when the device was reset \(aclrtResetDevice\)", err), err
     assert re.search(r"use-after-reset: aclrtDestroyEvent on event 0x[0-9a-f]+", err), err
+
+
+# ---- every kind pyACL can reach, from a pyACL script ------------------------------------------
+
+PYACL_CASES = {
+    "use_before_sync": {"use-before-sync": 1},
+    "stream_race": {"stream-race": 1},
+    "free_while_in_use": {"free-while-in-use": 1},
+    "use_after_free": {"use-after-free": 1},
+    "double_free": {"double-free": 1},
+    "invalid_free": {"invalid-free": 1},
+    "out_of_bounds": {"out-of-bounds": 1},
+    "wrong_device": {"wrong-device": 1},
+    "no_current_device": {"no-current-device": 1},
+    "use_after_reset": {"leak": 1, "use-after-reset": 1},
+    "leak": {"leak": 1},
+    "uninitialized_read": {"uninitialized-read": 1},
+    "destroy_pending": {"destroy-pending": 1},
+}
+PYACL_SCRIPT = Path(__file__).resolve().parent / "pyacl_misuse.py"
+
+
+def _misuse_lines() -> dict[str, int]:
+    """case -> the line of its "# misuse" comment in the script."""
+    lines, case = {}, None
+    for no, text in enumerate(PYACL_SCRIPT.read_text().splitlines(), 1):
+        m = re.match(r"def (\w+)\(clean", text)
+        if m:
+            case = m.group(1)
+        elif text.rstrip().endswith("# misuse"):
+            lines[case] = no
+    return lines
+
+
+def test_pyacl_cases_cover_every_kind_but_the_executors():
+    kinds = {k for want in PYACL_CASES.values() for k in want} | {"executor-reuse"}
+    assert kinds == {k for want in EXPECTED.values() for k in want}
+    assert sorted(_misuse_lines()) == sorted(PYACL_CASES)
+
+
+@pytest.mark.parametrize("case", sorted(PYACL_CASES))
+def test_pyacl_script_misuse_is_reported_at_the_script_line(tmp_path, case):
+    args = ["--json", str(tmp_path / "f.json"), str(PYACL_SCRIPT), case]
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", *args], capture_output=True,
+                          text=True, timeout=300,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")},
+                               "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
+    assert proc.returncode == 1 and f"PASS {case}" in proc.stdout, proc.stdout + proc.stderr
+    rep = json.loads((tmp_path / "f.json").read_text())
+    assert Counter(f["kind"] for f in rep["findings"]) == PYACL_CASES[case], proc.stderr
+    line = f"{PYACL_SCRIPT}:{_misuse_lines()[case]}"
+    first = next(f for f in rep["findings"] if f["kind"] != "leak" or case == "leak")
+    where = first["created"]["where"] if case == "leak" else first["site"]["where"]
+    assert where == line, proc.stderr
+
+
+@pytest.mark.parametrize("case", sorted(PYACL_CASES))
+def test_pyacl_script_clean_twin_reports_nothing(tmp_path, case):
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", str(PYACL_SCRIPT), f"{case}_clean"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")},
+                               "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
+    assert proc.returncode == 0 and f"PASS {case}_clean" in proc.stdout, proc.stdout + proc.stderr
+    assert "ERROR SUMMARY: 0 error(s)" in proc.stderr or "=========" not in proc.stderr, proc.stderr

@@ -121,6 +121,8 @@ ACL_FUNC_VISIBILITY aclError hgSetSynchronousLaunch(int32_t enable);
 ACL_FUNC_VISIBILITY aclError hgGetCurrentContext(aclrtContext *context);
 /* Checking mode (PYACL_HARDGRAD_CHECK=1 at aclInit, docs/checking.md): whether it is on (1) or off (0). */
 ACL_FUNC_VISIBILITY int32_t hgCheckEnabled(void);
+/* Checking mode's findings in this process so far (what its ERROR SUMMARY counts); 0 when it is off. */
+ACL_FUNC_VISIBILITY uint64_t hgCheckErrorCount(void);
 /* The calling thread's source site ("file:line") that checking mode's findings name for the calls it
  * makes from now on; NULL or "" clears it.  Cheap, and without effect when checking is off. */
 ACL_FUNC_VISIBILITY aclError hgCheckSetSite(const char *where);

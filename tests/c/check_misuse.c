@@ -403,6 +403,21 @@ static void event_after_reset(int clean)
     }
 }
 
+/* Device memory kept past its device's last reset, then set on and freed (the runtime lets both
+ * run; on an NPU the reset released the memory and aclrtFree fails with 507899). */
+static void memory_after_reset(int clean)
+{
+    void *p = dev_alloc(256);
+    if (clean)
+        OK(aclrtFree(p));
+    OK(aclrtResetDevice(0));
+    OK(aclrtSetDevice(0));
+    if (!clean) {
+        OK(aclrtMemset(p, 256, 0, 256));
+        OK(aclrtFree(p));
+    }
+}
+
 /* A one-shot executor launched a second time (the runtime refuses: 161002). */
 static void executor_reuse(int clean)
 {
@@ -479,6 +494,7 @@ static const named CASES[] = {
     {"no_current_device", no_current_device},
     {"use_after_reset", use_after_reset},
     {"event_after_reset", event_after_reset},
+    {"memory_after_reset", memory_after_reset},
     {"executor_reuse", executor_reuse},
     {"wrong_device", wrong_device},
 };

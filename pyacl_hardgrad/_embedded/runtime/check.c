@@ -148,6 +148,14 @@ static FILE *g_json;          /* JSON lines, PYACL_HARDGRAD_CHECK_JSON */
 static bool g_leak_check = true;
 static uint64_t g_errors;
 static bool g_summary_due;    /* a finding since the last ERROR SUMMARY */
+
+ACL_FUNC_VISIBILITY uint64_t hgCheckErrorCount(void)
+{
+    pthread_mutex_lock(&g_mu);
+    uint64_t n = g_errors;
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
 static bool g_atexit;
 
 typedef struct text {
@@ -408,8 +416,9 @@ typedef struct cblock {
     int device;
     bool host;             /* aclrtMallocHost */
     bool freed;
+    bool reset;            /* its device was reset after it was made (CANN releases it then) */
     bool leak_reported;
-    site made, gone;
+    site made, gone;       /* gone: the free, or the reset that took it */
     uintptr_t *wr;         /* written intervals, pairs of offsets [lo, hi), sorted, disjoint */
     size_t nwr, capwr;
     record *rec;
@@ -816,13 +825,31 @@ static void report_leaks(int dev, const char *when)
         report_object_leaks(when);   /* host objects of the tensor base: at aclFinalize and exit */
 }
 
-void hg_chk_device_closed(int dev)
+void hg_chk_device_closed(int dev, const char *func)
 {
     pthread_mutex_lock(&g_mu);
     char when[64];
     snprintf(when, sizeof when, "when device %d was released", dev);
     report_leaks(dev, when);
+    site at = site_now(func);
+    for (size_t i = 0; i < g_nblk; ++i) {
+        cblock *b = g_blk[i];
+        if (!b->freed && !b->host && b->device == dev && !b->reset) {
+            b->reset = true;
+            b->gone = at;
+        }
+    }
     pthread_mutex_unlock(&g_mu);
+}
+
+/* Report a use of block b after the reset of its device (g_mu held). */
+static void report_reset_use(const site *at, const cblock *b, const char *what_done)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s %s device allocation %p of %zu bytes, which went with device %d when it was "
+             "reset (%s); free device memory before resetting its device", at->func, what_done, (void *)b->base,
+             b->size, b->device, b->gone.func ? b->gone.func : "aclrtResetDevice");
+    report("use-after-reset", msg, at, &b->gone, "released it", &b->made, "allocation");
 }
 
 void hg_chk_finalize_begin(void)
@@ -931,6 +958,13 @@ void hg_chk_free(const char *func, void *p, bool host)
         snprintf(msg, sizeof msg, "%s of %s %p, which was made by %s (wrong free function)", func, mem_kind(b), p,
                  b->host ? "aclrtMallocHost" : "aclrtMalloc");
         report("invalid-free", msg, &at, NULL, NULL, &b->made, "allocation");
+    } else if (b->reset) {
+        report_reset_use(&at, b, "frees");
+        b->freed = true;
+        b->reset = false;
+        b->gone = at;
+        b->nrec = 0;
+        b->nwr = 0;
     } else {
         prune(b);
         if (b->nrec > 0) {
@@ -998,6 +1032,11 @@ static cblock *check_range(const site *at, const char *what, uintptr_t anchor, u
             tput(&t, ", which was freed");
             report("use-after-free", t.buf, at, &b->gone, "freed it", &b->made, "allocation");
         }
+        return NULL;
+    }
+    if (b->reset) {
+        if (report_bounds)
+            report_reset_use(at, b, "touches");
         return NULL;
     }
     if (lo < b->base || hi > b->base + b->size) {

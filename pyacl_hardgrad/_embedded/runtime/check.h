@@ -79,8 +79,9 @@ void hg_chk_stale_stream(const char *func, uintptr_t h);
 void hg_chk_event_reset(uintptr_t h, int dev);
 /* A call used event h: use-after-reset when a reset took its device (forget: it is being destroyed). */
 void hg_chk_stale_event(const char *func, uintptr_t h, bool forget);
-/* The last reference to dev went (aclrtResetDevice, aclrtResetDeviceForce): leaks on it. */
-void hg_chk_device_closed(int dev);
+/* The last reference to dev went (func: aclrtResetDevice, aclrtResetDeviceForce, ...): leaks on it;
+ * its live allocations went with it, so a later use or free of them is use-after-reset. */
+void hg_chk_device_closed(int dev, const char *func);
 
 /* ASCEND_LAUNCH_BLOCKING=1: every launch waits for its completion. */
 extern atomic_int hg_chk_launch_blocking;

@@ -103,12 +103,12 @@ aclError hg_device_retain_locked(int dev, const char *func)
     return ACL_SUCCESS;
 }
 
-static void close_device_locked(int dev, hg_stream **dead)
+static void close_device_locked(int dev, hg_stream **dead, const char *func)
 {
     hg_device *d = &hg_rt.dev[dev];
     HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, NULL, "device %d closed (its default stream and context released)", dev);
     if (HG_CHECKING()) {
-        hg_chk_device_closed(dev);
+        hg_chk_device_closed(dev, func);
         hg_events_device_closed_locked(dev);
     }
     d->refcount = 0;
@@ -137,14 +137,14 @@ static void close_device_locked(int dev, hg_stream **dead)
     }
 }
 
-void hg_device_release_locked(int dev, hg_stream **dead)
+void hg_device_release_locked(int dev, hg_stream **dead, const char *func)
 {
     hg_device *d = &hg_rt.dev[dev];
     if (d->refcount <= 0)
         return;
     if (--d->refcount == 0) {
         d->refcount = 1;
-        close_device_locked(dev, dead);
+        close_device_locked(dev, dead, func);
     }
 }
 
@@ -152,7 +152,7 @@ void hg_device_close_all_locked(hg_stream **dead)
 {
     for (int i = 0; i < hg_rt.device_count; ++i)
         if (hg_rt.dev[i].refcount > 0)
-            close_device_locked(i, dead);
+            close_device_locked(i, dead, "aclFinalize");
 }
 
 static aclError check_device_id(const char *func, int32_t deviceId)
@@ -186,7 +186,7 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId)
     if (!rc)
         rc = check_device_id("aclrtResetDevice", deviceId);
     if (!rc)
-        hg_device_release_locked(deviceId, &dead); /* a device not set is a no-op */
+        hg_device_release_locked(deviceId, &dead, "aclrtResetDevice"); /* a device not set is a no-op */
     pthread_mutex_unlock(&hg_rt.mu);
     hg_stream_shutdown_list(dead);
     return hg_rt_ret(rc);
@@ -203,7 +203,7 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId)
     /* whatever the count of aclrtSetDevice calls; queued work still runs before the
      * streams go.  A device not set is a no-op, as for aclrtResetDevice. */
     if (!rc && hg_rt.dev[deviceId].refcount > 0)
-        close_device_locked(deviceId, &dead);
+        close_device_locked(deviceId, &dead, func);
     pthread_mutex_unlock(&hg_rt.mu);
     hg_stream_shutdown_list(dead);
     return hg_rt_ret(rc);
@@ -338,7 +338,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t d
         if (!h) {
             free(c);
             hg_stream *dead = NULL;
-            hg_device_release_locked(deviceId, &dead);
+            hg_device_release_locked(deviceId, &dead, "aclrtCreateContext");
             pthread_mutex_unlock(&hg_rt.mu);
             hg_stream_shutdown_list(dead);
             hg_set_error("aclrtCreateContext", "out of host memory");
@@ -384,7 +384,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context)
             hg_tls_unbind();
         HG_LOG(HG_LOG_ASCENDCL, HG_LOG_INFO, "aclrtDestroyContext", "context %p of device %d destroyed", context,
                c->device);
-        hg_device_release_locked(c->device, &dead);
+        hg_device_release_locked(c->device, &dead, "aclrtDestroyContext");
         hg_rt_count_add(HG_RTC_CONTEXTS, -1);
         free(c);
     }

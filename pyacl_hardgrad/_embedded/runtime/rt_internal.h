@@ -273,7 +273,7 @@ void hg_tls_unbind(void);
 uintptr_t hg_tls_ctx(void);
 aclError hg_device_retain_locked(int dev, const char *func);
 /* Drops one reference; when the device closes its streams are moved to *dead. */
-void hg_device_release_locked(int dev, hg_stream **dead);
+void hg_device_release_locked(int dev, hg_stream **dead, const char *func);
 /* aclFinalize: close every device, whatever its count. */
 void hg_device_close_all_locked(hg_stream **dead);
 
