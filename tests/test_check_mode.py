@@ -389,3 +389,14 @@ def test_pyacl_script_clean_twin_reports_nothing(tmp_path, case):
                                "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
     assert proc.returncode == 0 and f"PASS {case}_clean" in proc.stdout, proc.stdout + proc.stderr
     assert "ERROR SUMMARY: 0 error(s)" in proc.stderr or "=========" not in proc.stderr, proc.stderr
+
+
+def test_check_command_finds_the_libraries_for_a_program_built_without_an_rpath(toolchain, tmp_path):
+    exe = tmp_path / "misuse_no_rpath"
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-std=c11", f"-I{toolchain.include_dir}", str(Path(__file__).parent / "c" / "check_misuse.c"),
+                    f"-L{toolchain.library_dir}", "-lascendcl", "-lnnopbase", "-lopapi", "-o", str(exe)],
+                   check=True, capture_output=True, timeout=300)
+    proc = check_cmd(str(exe), "double_free")
+    assert proc.returncode == 1 and "PASS double_free" in proc.stdout, proc.stdout + proc.stderr
+    assert "========= double-free: aclrtFree of device allocation" in proc.stderr

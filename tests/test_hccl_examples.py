@@ -20,10 +20,13 @@ count = n (the device count) floats, and
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -98,3 +101,24 @@ def test_example_prints_the_values_of_its_algorithm(hg, built, name, devices):
     for r, w in want.items():
         if w is not None:
             assert printed[r] == w, f"rank {r}: {printed[r]} != {w}\n{proc.stdout}"
+
+
+# What checking mode finds in them, by example: a real misuse each.  05_reduce copies recvBuf to
+# the host on every rank (main.cc line 92), but HcclReduce writes it on the root only: on the
+# other ranks the copy reads device memory nothing wrote (allocated at line 73).
+FINDINGS = {"02_collectives/05_reduce": {"uninitialized-read": 1}}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_under_check_reports_only_its_known_misuse(hg, built, name, tmp_path):
+    out = tmp_path / "findings.json"
+    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", "--json", str(out), str(built[name])],
+                          cwd=built[name].parent, capture_output=True, text=True, timeout=120,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")},
+                               "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
+    want = FINDINGS.get(name, {})
+    assert proc.returncode == (1 if want else 0), proc.stdout + proc.stderr
+    found = json.loads(out.read_text())["findings"]
+    assert Counter(f["kind"] for f in found) == Counter(want), proc.stderr
+    for f in found:        # the non-root rank's copy of its receive buffer
+        assert f["site"]["call"] == "aclrtMemcpy" and "device 1" in f["message"], proc.stderr

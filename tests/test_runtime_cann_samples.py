@@ -46,8 +46,8 @@ def _env() -> dict:
             "PYACL_HARDGRAD_DEVICE_COUNT": "2"}     # the P2P sample needs two devices
 
 
-@pytest.mark.parametrize("sample", list(SAMPLES))
-def test_sample_builds_with_plain_gxx_and_runs(examples, sample, tmp_path):
+def _build_plain(examples: Path, sample: str, tmp_path: Path) -> Path:
+    """The sample built with plain g++ against the tree; tmp_path prepared as run.sh does."""
     root = _cann_path()
     d = examples / sample
     exe = tmp_path / "main"
@@ -57,10 +57,27 @@ def test_sample_builds_with_plain_gxx_and_runs(examples, sample, tmp_path):
     proc = subprocess.run(build, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     (tmp_path / "file").mkdir()                     # what run.sh prepares for memory/9
-    script = f'source "{root}/set_env.sh" && cd "{tmp_path}" && "{exe}"'
+    return exe
+
+
+@pytest.mark.parametrize("sample", list(SAMPLES))
+def test_sample_builds_with_plain_gxx_and_runs(examples, sample, tmp_path):
+    exe = _build_plain(examples, sample, tmp_path)
+    script = f'source "{_cann_path()}/set_env.sh" && cd "{tmp_path}" && "{exe}"'
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=_env(), timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert SAMPLES[sample] in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("sample", list(SAMPLES))
+def test_sample_runs_clean_under_check(examples, sample, tmp_path):
+    exe = _build_plain(examples, sample, tmp_path)
+    script = (f'source "{_cann_path()}/set_env.sh" && cd "{tmp_path}" && '
+              f'"{sys.executable}" -m pyacl_hardgrad check "{exe}"')
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert SAMPLES[sample] in proc.stdout, proc.stdout
+    assert "========= " not in proc.stderr.replace("========= ERROR SUMMARY: 0 error(s)", ""), proc.stderr
 
 
 @pytest.mark.parametrize("sample", list(SAMPLES))
