@@ -25,6 +25,9 @@ TESTS_DIR = Path(__file__).resolve().parent
 def pytest_configure(config):
     """The runtime's log files (CANN's plog, written for every failing call: the suite makes many on
     purpose) go to a folder of the session, not under the user's $HOME/ascend/log."""
+    config.addinivalue_line("markers", "check_findings(*kinds): the test makes checking-mode findings (of "
+                                       "these kinds) in this process on purpose, the misuse it pins; the "
+                                       "others must make none")
     if not os.environ.get("ASCEND_PROCESS_LOG_PATH"):
         import tempfile
         os.environ["ASCEND_PROCESS_LOG_PATH"] = config._hg_plog_dir = tempfile.mkdtemp(prefix="pyacl-hardgrad-plog-")
@@ -207,6 +210,25 @@ def _device_memory_books_balance():
     raw = hg_mod.live_counts(reserved=True)
     assert (raw["deviceAllocations"], raw["deviceBytes"]) == in_use == _memory_in_use(hg_mod), \
         f"the runtime holds device memory that is neither in use nor cached: {raw} against in use {in_use}"
+
+
+@pytest.fixture(autouse=True)
+def _no_checking_findings(request):
+    """The suite runs in checking mode (the package's pytest plugin sets PYACL_HARDGRAD_CHECK=1): a
+    test whose code made a finding in this process fails, and a test marked check_findings (it
+    seeds misuse on purpose) fails when it made none.  The findings are in the captured stderr."""
+    hg_mod = _loaded_embedded()
+    before = hg_mod.lib.hgCheckErrorCount() if hg_mod is not None else 0
+    yield
+    hg_mod = _loaded_embedded()
+    if hg_mod is None or not hg_mod.lib.hgCheckEnabled():
+        return
+    made = hg_mod.lib.hgCheckErrorCount() - before
+    seeded = request.node.get_closest_marker("check_findings")
+    if seeded is None:
+        assert made == 0, f"checking mode reported {made} finding(s) during this test (see its captured stderr)"
+    else:
+        assert made > 0, f"checking mode reported none of the {', '.join(seeded.args)} this test seeds"
 
 
 @pytest.fixture(scope="module", autouse=True)

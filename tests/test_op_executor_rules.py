@@ -60,6 +60,7 @@ def test_strided_views_need_the_workspace(aclnn, case):
         lib.aclrtFree(box[0])
 
 
+@pytest.mark.check_findings("executor-reuse")
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.func)
 def test_one_shot_executor_refuses_a_second_launch(aclnn, case):
     args, _, _ = _args(case, np.random.default_rng(2), stepped=False)

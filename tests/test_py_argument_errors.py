@@ -259,6 +259,7 @@ def test_from_device_pointer_bad_pointer_or_offset_does_not_leak_the_owner(hg):
 
 def test_from_device_pointer_view_must_fit_in_its_device_memory_owner(hg):
     with hg.Device(0) as dev, dev.allocate(64) as mem:
+        mem.copy_from_host(np.zeros(16, np.float32))       # read back below
         with pytest.raises(ValueError, match="64-byte"):
             hg.Tensor.from_device_pointer(int(mem), (1000,), owner=mem)
         with pytest.raises(ValueError, match="64-byte"):

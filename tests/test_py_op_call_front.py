@@ -342,11 +342,12 @@ def test_a_repeated_call_without_out_runs_no_python_function_besides_its_own(hg,
         def profile(frame, event, arg):
             if event == "call":
                 calls.append(frame.f_code.co_name)
+        before = sys.getprofile()          # checking mode's site profile function, when it is on
         sys.setprofile(profile)
         try:
             r = case.call(ts, stream=s, sync=True)
         finally:
-            sys.setprofile(None)
+            sys.setprofile(before)
         assert [c for c in calls if c not in ("call", "_args")] == [case.name], calls
         np.testing.assert_array_equal(r.numpy(), case.expected())
         r.close()

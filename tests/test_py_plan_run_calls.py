@@ -34,6 +34,7 @@ def test_run_takes_workspace_and_stream_by_position_or_keyword_and_sync_by_keywo
         assert plan.run(None, s, sync=True) is o
         assert plan.run(stream=s, sync=1) is o             # any truth value, as in Python
         assert plan.run(workspace=None, stream=s) is o
+        s.synchronize()                                     # before the default stream writes o too
         assert plan.run() is o                              # the device's default stream
         dev.default_stream.synchronize()
         assert type(plan).run(plan, None, s, sync=True) is o    # the class's method

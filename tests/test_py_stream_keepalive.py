@@ -123,6 +123,7 @@ def test_collected_plan_is_released_at_next_sync(hg, case):
         np.testing.assert_array_equal(o.numpy(), want)
 
 
+@pytest.mark.check_findings("stream-race")
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_plan_on_two_streams_lives_until_both_synced(hg, case):
     with _repeatable_plan(hg, case, streams=2) as (before, dev, [a, b], ts, o, want, plan):
@@ -376,6 +377,7 @@ def test_pinned_plan_closed_after_a_sync_is_let_go_of_at_the_next_sync(hg, case)
         assert _counts(hg)["executors"] == before["executors"] and s._pinned() == 0
 
 
+@pytest.mark.check_findings("stream-race")
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_plan_run_on_two_streams_in_turn_is_pinned_on_both_until_each_synced(hg, case):
     with _repeatable_plan(hg, case, streams=2) as (before, dev, [a, b], ts, o, want, plan):

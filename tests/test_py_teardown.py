@@ -113,6 +113,7 @@ def _close_warnings(close: Callable[[], None]) -> list[str]:
     return [str(w.message) for w in seen if w.category.__name__ == "CleanupWarning"]
 
 
+@pytest.mark.check_findings("double-free")
 def test_a_failing_release_is_a_cleanup_warning_naming_only_its_own_call(hg: ModuleType) -> None:
     from pyacl_hardgrad import acl
 

@@ -131,6 +131,7 @@ def test_rt_unparsable_arguments_raise_pyacl_type_error(acl, name):
         fn(*[VALID[c] for c in fmt], keyword=1)
 
 
+@pytest.mark.check_findings("invalid-free")
 def test_handles_are_plain_ints_and_masked_like_unsigned_long(acl):
     """'k' takes any int modulo 2**64 (pyACL's unsigned long): -1 is the all-ones address, which
     the runtime rejects with a code, not a crash."""
@@ -253,6 +254,7 @@ def test_event_with_flag(acl, hg, name, args):
 
 
 # -- memory ---------------------------------------------------------------------------------------
+@pytest.mark.check_findings("double-free", "invalid-free")
 def test_memory_calls(acl, hg):
     p, ret = acl.rt.malloc(100, 0)
     assert ret == 0 and type(p) is int and p != 0

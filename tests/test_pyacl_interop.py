@@ -113,7 +113,7 @@ def _pyacl_handles(acl):
     return handles
 
 
-@pytest.mark.parametrize("own", [False, True])
+@pytest.mark.parametrize("own", [False, pytest.param(True, marks=pytest.mark.check_findings("double-free"))])
 def test_from_handle_borrows_or_owns(env, own):
     """Borrowed handles stay with their creator (pyACL destroys them afterwards); owned ones
     are destroyed by close() (pyACL's destroy then fails)."""

@@ -138,6 +138,7 @@ def test_large_device_blocks_start_on_huge_page_boundaries(hg):
                 hg.raw.check(lib.aclrtFree(p[0]), "aclrtFree")
 
 
+@pytest.mark.check_findings("invalid-free")
 def test_last_error_holds_runtime_layer_codes_only(hg):
     errors, lib, ffi = hg.errors, hg.lib, hg.ffi
     with hg.Device(0):

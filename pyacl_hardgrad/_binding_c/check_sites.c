@@ -240,16 +240,22 @@ static PyObject *fc_sites_configure(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* sites_profile_here(): install the profile function on the calling thread. */
+/* sites_profile_here(): install the profile function on the calling thread.  Its object is the
+ * module's sites_thread_hook, so what sys.getprofile() answers is a callable that puts the C
+ * function back: code that saves the profile function, sets its own and restores the saved one
+ * (a profiler, a test) leaves the sites as they were. */
 static PyObject *fc_sites_profile_here(PyObject *module, PyObject *unused)
 {
-    (void)module;
     (void)unused;
     if (g_set_site == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "sites_profile_here: sites_configure was not called");
         return NULL;
     }
-    PyEval_SetProfile(site_profile, NULL);
+    PyObject *hook = PyObject_GetAttrString(module, "sites_thread_hook");
+    if (hook == NULL)
+        return NULL;
+    PyEval_SetProfile(site_profile, hook);     /* holds its own reference */
+    Py_DECREF(hook);
     Py_RETURN_NONE;
 }
 
