@@ -400,3 +400,31 @@ def test_check_command_finds_the_libraries_for_a_program_built_without_an_rpath(
     proc = check_cmd(str(exe), "double_free")
     assert proc.returncode == 1 and "PASS double_free" in proc.stdout, proc.stdout + proc.stderr
     assert "========= double-free: aclrtFree of device allocation" in proc.stderr
+
+
+SAVED_PROFILE = """\
+import sys
+import acl
+
+acl.init()
+acl.rt.set_device(0)
+saved = sys.getprofile()
+sys.setprofile(lambda frame, event, arg: None)    # a profiler of the user's, for a while
+sys.setprofile(saved)
+ptr, ret = acl.rt.malloc(64, 0)
+acl.rt.free(ptr)
+acl.rt.free(ptr)
+acl.rt.reset_device(0)
+acl.finalize()
+"""
+
+
+def test_a_saved_and_restored_profile_function_keeps_the_script_sites(tmp_path):
+    script = tmp_path / "saved_profile.py"
+    script.write_text(SAVED_PROFILE)
+    out = tmp_path / "f.json"
+    proc = check_cmd("--json", str(out), str(script))
+    assert proc.returncode == 1, proc.stderr
+    (finding,) = json.loads(out.read_text())["findings"]
+    assert finding["kind"] == "double-free" and finding["site"]["where"] == f"{script}:11", proc.stderr
+    assert finding["previous"]["where"] == f"{script}:10" and finding["created"]["where"] == f"{script}:9"
