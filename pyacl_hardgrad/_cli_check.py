@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._cli import Parser, prog_name
-from ._paths import get_library_dir
+from ._paths import get_library_dir, not_built_reason
 from ._pyacl_run import script_env
 
 __all__ = ["main", "check_env", "read_findings"]
@@ -33,10 +33,11 @@ def check_env(leak_check: str = "full", log_file: str | None = None, json_lines:
     LD_LIBRARY_PATH (checking mode is theirs: a program built against the tree without an rpath
     finds them, one that already finds its libraries keeps them)."""
     out = script_env(None, env)
-    libdir = get_library_dir()
-    paths = [p for p in out.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
-    if libdir not in paths:
-        out["LD_LIBRARY_PATH"] = os.pathsep.join([*paths, libdir])
+    if not_built_reason() is None:       # (a source tree has no libraries to offer)
+        libdir = get_library_dir()
+        paths = [p for p in out.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+        if libdir not in paths:
+            out["LD_LIBRARY_PATH"] = os.pathsep.join([*paths, libdir])
     out["PYACL_HARDGRAD_CHECK"] = "1"
     out["PYACL_HARDGRAD_CHECK_LEAKS"] = leak_check
     if log_file is not None:

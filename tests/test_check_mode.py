@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -148,10 +149,12 @@ def test_launch_blocking_makes_launches_wait(cprog, misuse_exe):
 
 # ------------------------------------------------------------------ the check command
 
-def check_cmd(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")}
+def check_cmd(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+              ) -> subprocess.CompletedProcess[str]:
+    """`python -m pyacl_hardgrad check ARGS` of the installed package (run outside the checkout)."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")}, **(env or {})}
     return subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", *args], capture_output=True,
-                          text=True, env=env, timeout=300, cwd=cwd)
+                          text=True, env=env, timeout=300, cwd=cwd or tempfile.gettempdir())
 
 
 def test_check_command_exit_codes(misuse_exe):
@@ -367,11 +370,8 @@ def test_pyacl_cases_cover_every_kind_but_the_executors():
 
 @pytest.mark.parametrize("case", sorted(PYACL_CASES))
 def test_pyacl_script_misuse_is_reported_at_the_script_line(tmp_path, case):
-    args = ["--json", str(tmp_path / "f.json"), str(PYACL_SCRIPT), case]
-    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", *args], capture_output=True,
-                          text=True, timeout=300,
-                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")},
-                               "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
+    proc = check_cmd("--json", str(tmp_path / "f.json"), str(PYACL_SCRIPT), case,
+                     env={"PYACL_HARDGRAD_DEVICE_COUNT": "2"})
     assert proc.returncode == 1 and f"PASS {case}" in proc.stdout, proc.stdout + proc.stderr
     rep = json.loads((tmp_path / "f.json").read_text())
     assert Counter(f["kind"] for f in rep["findings"]) == PYACL_CASES[case], proc.stderr
@@ -383,10 +383,7 @@ def test_pyacl_script_misuse_is_reported_at_the_script_line(tmp_path, case):
 
 @pytest.mark.parametrize("case", sorted(PYACL_CASES))
 def test_pyacl_script_clean_twin_reports_nothing(tmp_path, case):
-    proc = subprocess.run([sys.executable, "-m", "pyacl_hardgrad", "check", str(PYACL_SCRIPT), f"{case}_clean"],
-                          capture_output=True, text=True, timeout=300,
-                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PYACL_HARDGRAD_CHECK")},
-                               "PYACL_HARDGRAD_DEVICE_COUNT": "2"})
+    proc = check_cmd(str(PYACL_SCRIPT), f"{case}_clean", env={"PYACL_HARDGRAD_DEVICE_COUNT": "2"})
     assert proc.returncode == 0 and f"PASS {case}_clean" in proc.stdout, proc.stdout + proc.stderr
     assert "ERROR SUMMARY: 0 error(s)" in proc.stderr or "=========" not in proc.stderr, proc.stderr
 
@@ -428,3 +425,31 @@ def test_a_saved_and_restored_profile_function_keeps_the_script_sites(tmp_path):
     (finding,) = json.loads(out.read_text())["findings"]
     assert finding["kind"] == "double-free" and finding["site"]["where"] == f"{script}:11", proc.stderr
     assert finding["previous"]["where"] == f"{script}:10" and finding["created"]["where"] == f"{script}:9"
+
+
+HOST_REUSE = """\
+import acl
+import numpy as np
+
+acl.init()
+acl.rt.set_device(0)
+dev, _ = acl.rt.malloc(4096, 0)
+for _ in range(50):
+    host, _ = acl.rt.malloc_host(64)
+    acl.rt.free_host(host)
+    for n in (8, 64, 500):                    # the C library may hand out the bytes just freed
+        a = np.zeros(n, dtype=np.int64)
+        assert acl.rt.memcpy(dev, 4096, a.ctypes.data, a.nbytes, 1) == 0
+acl.rt.free(dev)
+acl.rt.reset_device(0)
+acl.finalize()
+print("done")
+"""
+
+
+def test_memory_reused_by_the_c_library_after_free_host_is_no_use_after_free(tmp_path):
+    script = tmp_path / "host_reuse.py"
+    script.write_text(HOST_REUSE)
+    proc = check_cmd(str(script))
+    assert proc.returncode == 0 and proc.stdout == "done\n", proc.stderr
+    assert summary(proc.stderr) == 0, proc.stderr

@@ -474,6 +474,19 @@ static void blk_remove_at(size_t i)
     g_nblk--;
 }
 
+/* Forget the freed blocks in [a, a + n) (g_mu held): their bytes go back to the C library, which
+ * may hand them to anything (a numpy array, say), so a later access there is no use-after-free. */
+static void forget_freed(uintptr_t a, size_t n)
+{
+    for (size_t i = blk_upper(a + n - 1); i-- > 0;) {
+        cblock *b = g_blk[i];
+        if (b->base + b->size <= a)
+            break;
+        if (b->freed)
+            blk_remove_at(i);
+    }
+}
+
 /* Mark [lo, hi) written (offsets). */
 static void wr_add(cblock *b, uintptr_t lo, uintptr_t hi)
 {
@@ -896,14 +909,7 @@ void hg_chk_alloc(const char *func, void *p, size_t size, int device, bool host)
     uintptr_t a = (uintptr_t)p;
     pthread_mutex_lock(&g_mu);
     site at = site_now(func);
-    /* freed blocks whose bytes this one reuses are forgotten */
-    for (size_t i = blk_upper(a + size - 1); i-- > 0;) {
-        cblock *b = g_blk[i];
-        if (b->base + b->size <= a)
-            break;
-        if (b->freed)
-            blk_remove_at(i);
-    }
+    forget_freed(a, size);   /* freed blocks whose bytes this one reuses */
     cblock *b = calloc(1, sizeof *b);
     if (b && g_nblk == g_capblk) {
         size_t cap = g_capblk ? g_capblk * 2 : 64;
@@ -992,6 +998,7 @@ bool hg_chk_keep_freed(void *p, size_t size)
         size_t cap = g_capq ? g_capq * 2 : 64;
         qitem *nv = malloc(cap * sizeof *nv);
         if (!nv) {
+            forget_freed((uintptr_t)p, size);
             pthread_mutex_unlock(&g_mu);
             return false;
         }
@@ -1007,6 +1014,7 @@ bool hg_chk_keep_freed(void *p, size_t size)
     g_qbytes += size;
     while (g_qbytes > QUARANTINE_BYTES && g_nq > 1) {
         qitem *q = &g_q[g_qhead];
+        forget_freed((uintptr_t)q->p, q->size);
         free(q->p);
         g_qbytes -= q->size;
         g_qhead = (g_qhead + 1) % g_capq;

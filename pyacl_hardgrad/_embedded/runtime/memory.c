@@ -395,15 +395,21 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
         hg_chk_free("aclrtFreeHost", hostPtr, true);
     pthread_mutex_lock(&g_mem_mu);
     size_t i = wait_not_busy(&g_host_blocks, (uintptr_t)hostPtr);
-    if (i != (size_t)-1)
+    size_t size = 0;
+    if (i != (size_t)-1) {
+        size = g_host_blocks.v[i].size;
         blocks_erase(&g_host_blocks, i);
+    }
     pthread_mutex_unlock(&g_mem_mu);
     if (i == (size_t)-1) {
         hg_set_error("aclrtFreeHost", "hostPtr (%p) was not returned by aclrtMallocHost, or was already freed",
                      hostPtr);
         return hg_rt_ret(ACL_ERROR_RT_PARAM_INVALID);
     }
-    free(hostPtr);
+    /* in checking mode kept a while (poisoned), as device blocks are, so that the C library does not
+     * hand its bytes to other memory the checker would take for the freed block */
+    if (!(HG_CHECKING() && hg_chk_keep_freed(hostPtr, size)))
+        free(hostPtr);
     hg_rt_count_add(HG_RTC_HOST_ALLOCS, -1);
     return ACL_SUCCESS;
 }
