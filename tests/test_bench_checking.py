@@ -25,5 +25,10 @@ def test_an_unknown_form_is_refused_by_name():
         C.run(["hardsigmoid"], [8], ["torch"], rounds=1)
 
 
+def test_an_unknown_operator_is_refused_by_name_before_any_worker_starts():
+    with pytest.raises(ValueError, match="ops: hardtanh_backward not among the bench's operators .*hardsigmoid"):
+        C.run(["hardsigmoid", "hardtanh_backward"], [8], ["noout"], rounds=1)
+
+
 def test_sizes_take_suffixes():
     assert C._sizes("8,1K,1M") == [8, 1024, 1 << 20]

@@ -64,6 +64,10 @@ def run(ops: Sequence[str], sizes: Sequence[int], forms: Sequence[str], rounds: 
     unknown = [f for f in forms if f not in ("noout", "out_s", "out_sy", "plan_s", "plan_sy")]
     if unknown:
         raise ValueError(f"forms: {', '.join(unknown)} not among noout, out_s, out_sy, plan_s, plan_sy")
+    unknown = [o for o in ops if o not in R.BENCH_OPS]
+    if unknown or not ops:
+        raise ValueError(f"ops: {', '.join(unknown) or '(none)'} not among the bench's operators "
+                         f"{', '.join(R.BENCH_OPS)}")
     off, on = WorkerProc("check_off", env=CHECK_OFF), WorkerProc("check_on", env=CHECK_ON)
     rows: list[Row] = []
     try:
