@@ -163,6 +163,14 @@ typedef struct text {
     size_t n;
 } text;
 
+/* An empty text; the buffer is not cleared (a 2 KiB clear on every check would be the hot path's
+ * largest cost). */
+static inline void text_init(text *t)
+{
+    t->n = 0;
+    t->buf[0] = '\0';
+}
+
 static void tput(text *t, const char *fmt, ...) HG_PRINTF(2, 3);
 static void tput(text *t, const char *fmt, ...)
 {
@@ -222,7 +230,8 @@ static void report(const char *kind, const char *msg, const site *at, const site
                    const site *made, const char *made_what)
 {
     FILE *f = g_log ? g_log : stderr;
-    text t = {.n = 0};
+    text t;
+    text_init(&t);
     tput(&t, "========= %s: %s\n", kind, msg);
     if (at) {
         tput(&t, "=========     at ");
@@ -1032,7 +1041,8 @@ static cblock *check_range(const site *at, const char *what, uintptr_t anchor, u
     cblock *b = blk_holding(anchor);
     if (!b)
         return NULL;
-    text t = {.n = 0};
+    text t;
+    text_init(&t);
     if (b->freed) {
         if (report_bounds) {
             tput(&t, "%s touches ", at->func);
@@ -1104,7 +1114,8 @@ static void host_access(const site *at, const char *what, uintptr_t a, size_t n,
         char how[256], sn[64];
         prev_text(how, sizeof how, r, b);
         stream_name(sn, sizeof sn, (int)r->slot);
-        text t = {.n = 0};
+        text t;
+        text_init(&t);
         tput(&t, "%s %s ", at->func, write ? "writes" : "reads");
         range_text(&t, what, b, a, n);
         tput(&t, " that %s (call %" PRIu64 ") queued on %s still %s; synchronize the stream or an event first",
@@ -1113,7 +1124,8 @@ static void host_access(const site *at, const char *what, uintptr_t a, size_t n,
         break;
     }
     if (uninit && !write && wr_cover(b, lo, hi) < 2) {
-        text t = {.n = 0};
+        text t;
+        text_init(&t);
         tput(&t, "%s reads ", at->func);
         range_text(&t, what, b, a, n);
         tput(&t, ", %s never written", wr_cover(b, lo, hi) == 0 ? "which was" : "part of which was");
@@ -1157,7 +1169,8 @@ static void task_access(const site *at, int slot, uint64_t seq, const hg_access 
         prev_text(how, sizeof how, r, b);
         stream_name(sn, sizeof sn, (int)r->slot);
         stream_name(me, sizeof me, slot);
-        text t = {.n = 0};
+        text t;
+        text_init(&t);
         tput(&t, "%s on %s %s ", at->func, me, acc->write ? "writes" : "reads");
         range_text(&t, acc->what, b, acc->lo, acc->hi - acc->lo);
         tput(&t, " that %s (call %" PRIu64 ") on %s %s, with no event or synchronize ordering them", r->at.func,
@@ -1169,7 +1182,8 @@ static void task_access(const site *at, int slot, uint64_t seq, const hg_access 
         int cover = wr_cover(b, lo, hi);
         /* a strided view's extent has gaps it never reads: only an extent nothing wrote counts */
         if (acc->dense ? cover < 2 : cover == 0) {
-            text t = {.n = 0};
+            text t;
+            text_init(&t);
             tput(&t, "%s reads ", at->func);
             range_text(&t, acc->what, b, acc->lo, acc->hi - acc->lo);
             tput(&t, ", %s never written", cover == 0 ? "which was" : "part of which was");
