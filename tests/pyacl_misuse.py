@@ -35,12 +35,18 @@ def stream() -> int:
     return int(s)
 
 
-def use_before_sync(clean: bool) -> None:
+def queued_copy(clean: bool) -> tuple[int, int, int]:
+    """(a, b, s): a copy from a to b queued on a new stream s, synchronized when clean."""
     a, b, s = filled(), alloc(), stream()
-    host = np.empty(N, np.uint8)
     ok(acl.rt.memcpy_async(b, N, a, N, D2D, s))
     if clean:
         ok(acl.rt.synchronize_stream(s))
+    return a, b, s
+
+
+def use_before_sync(clean: bool) -> None:
+    a, b, s = queued_copy(clean)
+    host = np.empty(N, np.uint8)
     ok(acl.rt.memcpy(host.ctypes.data, N, b, N, D2H))  # misuse
     ok(acl.rt.synchronize_stream(s))
     ok(acl.rt.destroy_stream(s))
@@ -66,10 +72,7 @@ def stream_race(clean: bool) -> None:
 
 
 def free_while_in_use(clean: bool) -> None:
-    a, b, s = filled(), alloc(), stream()
-    ok(acl.rt.memcpy_async(b, N, a, N, D2D, s))
-    if clean:
-        ok(acl.rt.synchronize_stream(s))
+    a, b, s = queued_copy(clean)
     ok(acl.rt.free(b))  # misuse
     ok(acl.rt.synchronize_stream(s))
     ok(acl.rt.destroy_stream(s))
@@ -161,10 +164,7 @@ def uninitialized_read(clean: bool) -> None:
 
 
 def destroy_pending(clean: bool) -> None:
-    a, b, s = filled(), alloc(), stream()
-    ok(acl.rt.memcpy_async(b, N, a, N, D2D, s))
-    if clean:
-        ok(acl.rt.synchronize_stream(s))
+    a, b, s = queued_copy(clean)
     ok(acl.rt.destroy_stream(s))  # misuse
     ok(acl.rt.synchronize_device())
     ok(acl.rt.free(a))

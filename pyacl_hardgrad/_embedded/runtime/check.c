@@ -148,6 +148,7 @@ static FILE *g_json;          /* JSON lines, PYACL_HARDGRAD_CHECK_JSON */
 static bool g_leak_check = true;
 static uint64_t g_errors;
 static bool g_summary_due;    /* a finding since the last ERROR SUMMARY */
+static bool g_atexit;
 
 ACL_FUNC_VISIBILITY uint64_t hgCheckErrorCount(void)
 {
@@ -156,7 +157,6 @@ ACL_FUNC_VISIBILITY uint64_t hgCheckErrorCount(void)
     pthread_mutex_unlock(&g_mu);
     return n;
 }
-static bool g_atexit;
 
 typedef struct text {
     char buf[2048];
@@ -870,7 +870,7 @@ static void report_reset_use(const site *at, const cblock *b, const char *what_d
     char msg[512];
     snprintf(msg, sizeof msg, "%s %s device allocation %p of %zu bytes, which went with device %d when it was "
              "reset (%s); free device memory before resetting its device", at->func, what_done, (void *)b->base,
-             b->size, b->device, b->gone.func ? b->gone.func : "aclrtResetDevice");
+             b->size, b->device, b->gone.func);
     report("use-after-reset", msg, at, &b->gone, "released it", &b->made, "allocation");
 }
 
@@ -973,16 +973,11 @@ void hg_chk_free(const char *func, void *p, bool host)
         snprintf(msg, sizeof msg, "%s of %s %p, which was made by %s (wrong free function)", func, mem_kind(b), p,
                  b->host ? "aclrtMallocHost" : "aclrtMalloc");
         report("invalid-free", msg, &at, NULL, NULL, &b->made, "allocation");
-    } else if (b->reset) {
-        report_reset_use(&at, b, "frees");
-        b->freed = true;
-        b->reset = false;
-        b->gone = at;
-        b->nrec = 0;
-        b->nwr = 0;
     } else {
         prune(b);
-        if (b->nrec > 0) {
+        if (b->reset) {
+            report_reset_use(&at, b, "frees");   /* what was queued on it went with the device too */
+        } else if (b->nrec > 0) {
             const record *r = &b->rec[b->nrec - 1];
             char how[256];
             prev_text(how, sizeof how, r, b);
@@ -991,6 +986,7 @@ void hg_chk_free(const char *func, void *p, bool host)
             report("free-while-in-use", msg, &at, &r->at, how, &b->made, "allocation");
         }
         b->freed = true;
+        b->reset = false;
         b->gone = at;
         b->nrec = 0;
         b->nwr = 0;
